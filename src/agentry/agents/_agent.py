@@ -1,0 +1,202 @@
+"""`Agent`: a chat client with instructions, tools, middleware and context providers."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Literal, cast, overload
+
+from agentry.agents._agent_middleware import run_with_agent_middleware
+from agentry.agents._base import BaseAgent
+from agentry.agents._run_loop import RunPlan, has_history_provider, run_agent
+from agentry.middleware._base import MiddlewareTypes, split_middleware
+from agentry.middleware._contexts import AgentContext
+from agentry.sessions import AgentSession, ContextProvider, InMemoryHistoryProvider
+from agentry.tools import FunctionInvocationConfiguration, FunctionTool
+from agentry.types import (
+    AgentResponse,
+    AgentResponseUpdate,
+    AgentRunInputs,
+    ChatOptions,
+    ResponseStream,
+    merge_chat_options,
+    normalize_messages,
+)
+
+if TYPE_CHECKING:
+    from agentry.clients import SupportsChatGetResponse
+
+__all__ = ["Agent", "normalize_tools"]
+
+
+def normalize_tools(tools: Sequence[Any] | Any | None) -> list[Any]:
+    """Tools as a list, with plain functions wrapped in `FunctionTool`."""
+    if tools is None:
+        return []
+    items = cast(Sequence[Any], tools if isinstance(tools, (list, tuple)) else [tools])
+    normalized: list[Any] = []
+    for item in items:
+        if isinstance(item, FunctionTool) or not callable(item):
+            normalized.append(item)
+        elif inspect.isfunction(item) or inspect.ismethod(item):
+            normalized.append(FunctionTool(func=item))
+        else:
+            normalized.append(item)
+    return normalized
+
+
+class Agent(BaseAgent):
+    """An agent that answers through a chat client, calling tools as the model asks.
+
+    Args:
+        client: The chat client (any `SupportsChatGetResponse`).
+        instructions: The system instructions.
+        id: A stable id (default: random).
+        name: The agent's name, also used as the author of its messages.
+        description: What the agent does (used when it is a tool or hosted).
+        tools: Functions or tools it may call.
+        default_options: Chat options for every run (a run's `options` go on top).
+        middleware: Agent, chat and function middleware, in order.
+        context_providers: Providers of instructions, messages, tools and history. Without a
+            history provider, history is kept in the session's state.
+        function_invocation_configuration: How tool calls are run.
+
+    Example:
+        >>> from agentry.clients.scripted import ScriptedChatClient
+        >>> agent = Agent(client=ScriptedChatClient(["Hello!"]), instructions="Be brief.")
+    """
+
+    def __init__(
+        self,
+        client: SupportsChatGetResponse,
+        instructions: str | None = None,
+        *,
+        id: str | None = None,
+        name: str | None = None,
+        description: str | None = None,
+        tools: Sequence[Any] | Any | None = None,
+        default_options: ChatOptions | None = None,
+        middleware: Sequence[MiddlewareTypes] | None = None,
+        context_providers: Sequence[ContextProvider] | None = None,
+        function_invocation_configuration: FunctionInvocationConfiguration | None = None,
+        additional_properties: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__(
+            id=id,
+            name=name,
+            description=description,
+            middleware=middleware,
+            additional_properties=additional_properties,
+        )
+        self.client = client
+        self.instructions = instructions
+        self.tools: list[Any] = normalize_tools(tools)
+        self.default_options: ChatOptions = default_options or ChatOptions()
+        self.context_providers: list[ContextProvider] = list(context_providers or [])
+        self.function_invocation_configuration = (
+            function_invocation_configuration or FunctionInvocationConfiguration()
+        )
+        self._middleware_by_kind = split_middleware(self.middleware)
+
+    @overload
+    def run(
+        self,
+        messages: AgentRunInputs | None = None,
+        *,
+        stream: Literal[False] = False,
+        session: AgentSession | None = None,
+        options: ChatOptions | None = None,
+        tools: Sequence[Any] | Any | None = None,
+        middleware: Sequence[MiddlewareTypes] | None = None,
+        **kwargs: Any,
+    ) -> Awaitable[AgentResponse]: ...
+
+    @overload
+    def run(
+        self,
+        messages: AgentRunInputs | None = None,
+        *,
+        stream: Literal[True],
+        session: AgentSession | None = None,
+        options: ChatOptions | None = None,
+        tools: Sequence[Any] | Any | None = None,
+        middleware: Sequence[MiddlewareTypes] | None = None,
+        **kwargs: Any,
+    ) -> ResponseStream[AgentResponseUpdate, AgentResponse]: ...
+
+    def run(
+        self,
+        messages: AgentRunInputs | None = None,
+        *,
+        stream: bool = False,
+        session: AgentSession | None = None,
+        options: ChatOptions | None = None,
+        tools: Sequence[Any] | Any | None = None,
+        middleware: Sequence[MiddlewareTypes] | None = None,
+        **kwargs: Any,
+    ) -> Awaitable[AgentResponse] | ResponseStream[AgentResponseUpdate, AgentResponse]:
+        """Run the agent on `messages`.
+
+        Args:
+            messages: Text, a message, or a list of messages.
+            stream: Return a `ResponseStream` of updates instead of an awaitable response.
+            session: The conversation to continue (history, service conversation id).
+            options: Chat options for this run, on top of `default_options`.
+            tools: Extra tools for this run.
+            middleware: Extra middleware for this run, after the agent's own.
+            **kwargs: Runtime values passed to tools that take `**kwargs`.
+
+        Returns:
+            An awaitable `AgentResponse`, or with `stream=True` a `ResponseStream`.
+
+        Example:
+            >>> async def main(agent):
+            ...     response = await agent.run("What is the weather?")
+            ...     print(response.text)
+        """
+        kinds = self._middleware_by_kind
+        if middleware:
+            extra = split_middleware(middleware)
+            kinds = {kind: [*kinds[kind], *extra[kind]] for kind in kinds}
+        run_options = merge_chat_options(self.default_options, options)
+        run_tools = [*self.tools, *normalize_tools(tools)]
+        plan = RunPlan(
+            agent=self,
+            client=self.client,
+            instructions=self.instructions,
+            tools=run_tools,
+            options=run_options,
+            providers=self._providers(),
+            chat_middleware=kinds["chat"],
+            function_middleware=kinds["function"],
+            config=self.function_invocation_configuration,
+        )
+        return run_with_agent_middleware(
+            self,
+            kinds["agent"],
+            normalize_messages(messages),
+            session,
+            kwargs,
+            stream=stream,
+            core=self._core(plan, stream),
+            response_format=run_options.get("response_format"),
+            options=run_options,
+        )
+
+    def _core(
+        self, plan: RunPlan, stream: bool
+    ) -> Callable[[AgentContext], AsyncIterator[AgentResponseUpdate]]:
+        def core(context: AgentContext) -> AsyncIterator[AgentResponseUpdate]:
+            if context.options is not None and context.options is not plan.options:
+                plan.options = context.options
+            return run_agent(plan, context.messages, context.session, context.kwargs, stream=stream)
+
+        return core
+
+    def _providers(self) -> list[ContextProvider]:
+        if has_history_provider(self.context_providers):
+            return self.context_providers
+        return [_DEFAULT_HISTORY, *self.context_providers]
+
+
+_DEFAULT_HISTORY = InMemoryHistoryProvider()

@@ -1,0 +1,92 @@
+"""The outermost step of every agent run: agent middleware around the run's update stream."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from agentry.middleware._base import MiddlewareFunction, run_pipeline
+from agentry.middleware._contexts import AgentContext
+from agentry.types import AgentResponse, AgentResponseUpdate, Message, ResponseStream
+
+if TYPE_CHECKING:
+    from agentry.sessions import AgentSession
+
+__all__ = ["RunCore", "run_with_agent_middleware"]
+
+RunCore = Callable[[AgentContext], AsyncIterator[AgentResponseUpdate]]
+"""The run itself: the updates it produces for an agent context."""
+
+
+def run_with_agent_middleware(
+    agent: Any,
+    middleware: Sequence[MiddlewareFunction],
+    messages: list[Message],
+    session: AgentSession | None,
+    kwargs: dict[str, Any],
+    *,
+    stream: bool,
+    core: RunCore,
+    response_format: Any,
+    options: Any = None,
+) -> Awaitable[AgentResponse] | ResponseStream[AgentResponseUpdate, AgentResponse]:
+    """Run `core` inside the agent middleware; stream it or fold it into a response."""
+    agent_id: str | None = getattr(agent, "id", None)
+
+    def finalize(updates: list[AgentResponseUpdate]) -> AgentResponse:
+        response = AgentResponse.from_updates(updates, response_format=response_format)
+        if response.agent_id is None:
+            response.agent_id = agent_id
+        return response
+
+    context = AgentContext(
+        agent=agent,
+        messages=messages,
+        session=session,
+        options=options,
+        stream=stream,
+        kwargs=kwargs,
+    )
+    if not middleware:
+        updates = ResponseStream(core(context), finalize)
+        return updates if stream else updates.get_final_response()
+    if stream:
+        return ResponseStream(_stream_through(middleware, context, core, finalize), finalize)
+    return _respond_through(middleware, context, core, finalize)
+
+
+async def _respond_through(
+    middleware: Sequence[MiddlewareFunction],
+    context: AgentContext,
+    core: RunCore,
+    finalize: Callable[[list[AgentResponseUpdate]], AgentResponse],
+) -> AgentResponse:
+    async def run(ctx: AgentContext) -> None:
+        ctx.result = await ResponseStream(core(ctx), finalize)
+
+    await run_pipeline(middleware, context, run)
+    result = context.result
+    if isinstance(result, AgentResponse):
+        return result
+    return finalize([])
+
+
+async def _stream_through(
+    middleware: Sequence[MiddlewareFunction],
+    context: AgentContext,
+    core: RunCore,
+    finalize: Callable[[list[AgentResponseUpdate]], AgentResponse],
+) -> AsyncIterator[AgentResponseUpdate]:
+    async def run(ctx: AgentContext) -> None:
+        ctx.result = ResponseStream(core(ctx), finalize)
+
+    await run_pipeline(middleware, context, run)
+    result = context.result
+    if result is None:
+        return
+    if isinstance(result, AgentResponse):
+        for update in result.to_updates():
+            yield update
+        return
+    async for update in result:
+        yield update

@@ -1,0 +1,224 @@
+"""`SupportsAgentRun` and `BaseAgent`: a custom agent is one `run` method."""
+
+from __future__ import annotations
+
+import inspect
+import re
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from functools import wraps
+from typing import Any, Protocol, cast, runtime_checkable
+
+from agentry.agents._agent_middleware import run_with_agent_middleware
+from agentry.middleware._base import MiddlewareTypes, split_middleware
+from agentry.middleware._contexts import AgentContext
+from agentry.sessions import AgentSession
+from agentry.tools import FunctionTool
+from agentry.types import (
+    AgentResponse,
+    AgentResponseUpdate,
+    AgentRunInputs,
+    Message,
+    ResponseStream,
+    normalize_messages,
+)
+
+__all__ = ["BaseAgent", "SupportsAgentRun"]
+
+
+@runtime_checkable
+class SupportsAgentRun(Protocol):
+    """What every agent offers: an identity and a `run` that can stream."""
+
+    id: str
+    name: str | None
+    description: str | None
+
+    def run(
+        self,
+        messages: AgentRunInputs | None = None,
+        *,
+        stream: bool = False,
+        session: AgentSession | None = None,
+        **kwargs: Any,
+    ) -> Awaitable[AgentResponse] | ResponseStream[AgentResponseUpdate, AgentResponse]:
+        """Run on `messages`: an awaitable response, or with `stream=True` a stream."""
+        ...
+
+    def create_session(self, *, session_id: str | None = None) -> AgentSession:
+        """A new conversation with this agent."""
+        ...
+
+
+class BaseAgent:
+    """Base class of agents. A custom agent implements one `run` method.
+
+    Write `run` as a coroutine that returns an `AgentResponse` (or a `Message`, or text),
+    or as an async generator that yields `AgentResponseUpdate`s (its events). Either way
+    the agent supports both `await agent.run(...)` and `agent.run(..., stream=True)`, and
+    agent middleware applies. `run` receives the input as a list of messages.
+
+    Example:
+        >>> class EchoAgent(BaseAgent):
+        ...     async def run(self, messages, *, session=None, **kwargs):
+        ...         return f"You said: {messages[-1].text}"
+    """
+
+    def __init__(
+        self,
+        *,
+        id: str | None = None,
+        name: str | None = None,
+        description: str | None = None,
+        middleware: Sequence[MiddlewareTypes] | None = None,
+        additional_properties: dict[str, Any] | None = None,
+    ) -> None:
+        self.id = id or uuid.uuid4().hex
+        self.name = name
+        self.description = description
+        self.middleware: list[MiddlewareTypes] = list(middleware or [])
+        self.additional_properties = additional_properties or {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        run = cls.__dict__.get("run")
+        if run is not None and "stream" not in inspect.signature(run).parameters:
+            cls.run = _one_method_run(run)  # type: ignore[method-assign]
+
+    def run(
+        self,
+        messages: AgentRunInputs | None = None,
+        *,
+        stream: bool = False,
+        session: AgentSession | None = None,
+        **kwargs: Any,
+    ) -> Awaitable[AgentResponse] | ResponseStream[AgentResponseUpdate, AgentResponse]:
+        """Run the agent; subclasses implement this (see the class docstring)."""
+        raise NotImplementedError(f"{type(self).__name__} must implement run()")
+
+    @property
+    def display_name(self) -> str:
+        """The name, or the id when the agent has no name."""
+        return self.name or self.id
+
+    def create_session(self, *, session_id: str | None = None) -> AgentSession:
+        """A new conversation with this agent."""
+        return AgentSession(session_id=session_id)
+
+    def get_session(self, service_session_id: str) -> AgentSession:
+        """A session for a conversation the model service keeps, by its id."""
+        return AgentSession(service_session_id=service_session_id)
+
+    def as_tool(
+        self,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        arg_name: str = "task",
+        arg_description: str | None = None,
+        approval_mode: str = "never_require",
+        propagate_session: bool = False,
+    ) -> FunctionTool:
+        """This agent as a tool another agent can call with a task.
+
+        Args:
+            name: The tool name (default: the agent's name, made safe for tool names).
+            description: The tool description (default: the agent's description).
+            arg_name: The name of the tool's single text argument.
+            arg_description: Its description.
+            approval_mode: Whether a person must approve each call.
+            propagate_session: Run in the calling run's session instead of a fresh one.
+
+        Example:
+            >>> from agentry.clients.scripted import ScriptedChatClient
+            >>> writer = ScriptedChatClient(["A poem."]).as_agent(name="writer")
+            >>> writer.as_tool().name
+            'writer'
+        """
+        from agentry.middleware import FunctionInvocationContext
+
+        async def run_agent(context: FunctionInvocationContext, **arguments: Any) -> str:
+            session = context.session if propagate_session else None
+            response = await cast(
+                "Awaitable[AgentResponse]", self.run(str(arguments[arg_name]), session=session)
+            )
+            return response.text
+
+        tool_name = re.sub(r"[^A-Za-z0-9_-]", "_", name or self.name or f"agent_{self.id[:8]}")
+        return FunctionTool(
+            func=run_agent,
+            name=tool_name,
+            description=description or self.description or f"Ask the {tool_name} agent.",
+            input_model={
+                "type": "object",
+                "properties": {
+                    arg_name: {
+                        "type": "string",
+                        "description": arg_description or "The task for the agent.",
+                    }
+                },
+                "required": [arg_name],
+            },
+            approval_mode=cast("Any", approval_mode),
+        )
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(name={self.name!r}, id={self.id!r})"
+
+
+def _one_method_run(
+    implementation: Callable[..., Any],
+) -> Callable[..., Awaitable[AgentResponse] | ResponseStream[AgentResponseUpdate, AgentResponse]]:
+    """Wrap a subclass's single `run` so that it streams and folds alike."""
+    is_generator = inspect.isasyncgenfunction(implementation)
+
+    @wraps(implementation)
+    def run(
+        self: BaseAgent,
+        messages: AgentRunInputs | None = None,
+        *,
+        stream: bool = False,
+        session: AgentSession | None = None,
+        **kwargs: Any,
+    ) -> Awaitable[AgentResponse] | ResponseStream[AgentResponseUpdate, AgentResponse]:
+        def core(context: AgentContext) -> AsyncIterator[AgentResponseUpdate]:
+            result = implementation(
+                self, context.messages, session=context.session, **context.kwargs
+            )
+            if is_generator:
+                return cast("AsyncIterator[AgentResponseUpdate]", result)
+            return _updates_of(self, result)
+
+        return run_with_agent_middleware(
+            self,
+            split_middleware(self.middleware)["agent"] if self.middleware else [],
+            normalize_messages(messages),
+            session,
+            kwargs,
+            stream=stream,
+            core=core,
+            response_format=None,
+        )
+
+    return run
+
+
+async def _updates_of(
+    agent: BaseAgent, result: Awaitable[Any]
+) -> AsyncIterator[AgentResponseUpdate]:
+    value = await result
+    if isinstance(value, AgentResponse):
+        response = value
+    elif isinstance(value, Message):
+        response = AgentResponse(messages=[value])
+    elif isinstance(value, str):
+        response = AgentResponse(messages=[Message("assistant", [value], author_name=agent.name)])
+    else:
+        raise TypeError(
+            f"{type(agent).__name__}.run() must return an AgentResponse, a Message or text, "
+            f"not {type(value).__name__}"
+        )
+    if response.agent_id is None:
+        response.agent_id = agent.id
+    for update in response.to_updates():
+        yield update

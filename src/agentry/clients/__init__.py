@@ -1,0 +1,10 @@
+"""Chat clients: the model boundary.
+
+Model clients live in their own packages (`agentry.openai`, `agentry.local`); the scripted
+test double is `agentry.clients.scripted.ScriptedChatClient`.
+"""
+
+from agentry.clients._base import BaseChatClient, SupportsChatGetResponse
+from agentry.clients.scripted import RecordedCall, ScriptedChatClient
+
+__all__ = ["BaseChatClient", "RecordedCall", "ScriptedChatClient", "SupportsChatGetResponse"]

@@ -1,0 +1,246 @@
+"""The chat client protocol and `BaseChatClient`, the base of every model client."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Sequence
+from typing import TYPE_CHECKING, Any, Literal, Protocol, overload, runtime_checkable
+
+from agentry.middleware._base import MiddlewareTypes, run_pipeline, split_middleware
+from agentry.middleware._contexts import ChatContext
+from agentry.types import (
+    AgentRunInputs,
+    ChatOptions,
+    ChatResponse,
+    ChatResponseUpdate,
+    Message,
+    ResponseStream,
+    normalize_messages,
+)
+
+if TYPE_CHECKING:
+    from agentry.agents import Agent
+    from agentry.sessions import ContextProvider
+    from agentry.tools import FunctionInvocationConfiguration
+
+__all__ = ["BaseChatClient", "SupportsChatGetResponse"]
+
+
+@runtime_checkable
+class SupportsChatGetResponse(Protocol):
+    """Anything that answers chat messages: the model boundary of agentry."""
+
+    @overload
+    def get_response(
+        self,
+        messages: AgentRunInputs,
+        *,
+        stream: Literal[False] = False,
+        options: ChatOptions | None = None,
+        **kwargs: Any,
+    ) -> Awaitable[ChatResponse]: ...
+
+    @overload
+    def get_response(
+        self,
+        messages: AgentRunInputs,
+        *,
+        stream: Literal[True],
+        options: ChatOptions | None = None,
+        **kwargs: Any,
+    ) -> ResponseStream[ChatResponseUpdate, ChatResponse]: ...
+
+    def get_response(
+        self,
+        messages: AgentRunInputs,
+        *,
+        stream: bool = False,
+        options: ChatOptions | None = None,
+        **kwargs: Any,
+    ) -> Awaitable[ChatResponse] | ResponseStream[ChatResponseUpdate, ChatResponse]:
+        """Answer `messages`: an awaitable response, or with `stream=True` a stream."""
+        ...
+
+
+class BaseChatClient:
+    """Base class of chat clients, with chat middleware support.
+
+    A subclass implements `_inner_get_response` and/or `_inner_get_streaming_response`;
+    whichever one is missing is derived from the other.
+
+    Example:
+        >>> class EchoClient(BaseChatClient):
+        ...     async def _inner_get_response(self, *, messages, options, **kwargs):
+        ...         answer = Message(role="assistant", contents=[messages[-1].text])
+        ...         return ChatResponse(messages=[answer])
+    """
+
+    OTEL_PROVIDER_NAME: str = "unknown"
+
+    def __init__(
+        self,
+        *,
+        middleware: Sequence[MiddlewareTypes] | None = None,
+        additional_properties: dict[str, Any] | None = None,
+    ) -> None:
+        self.middleware: list[MiddlewareTypes] = list(middleware or [])
+        self.additional_properties = additional_properties or {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        overrides_plain = cls._inner_get_response is not BaseChatClient._inner_get_response
+        overrides_stream = (
+            cls._inner_get_streaming_response is not BaseChatClient._inner_get_streaming_response
+        )
+        if not (overrides_plain or overrides_stream) and not getattr(cls, "__abstract__", False):
+            raise TypeError(
+                f"{cls.__name__} must implement _inner_get_response or "
+                "_inner_get_streaming_response"
+            )
+
+    @overload
+    def get_response(
+        self,
+        messages: AgentRunInputs,
+        *,
+        stream: Literal[False] = False,
+        options: ChatOptions | None = None,
+        **kwargs: Any,
+    ) -> Awaitable[ChatResponse]: ...
+
+    @overload
+    def get_response(
+        self,
+        messages: AgentRunInputs,
+        *,
+        stream: Literal[True],
+        options: ChatOptions | None = None,
+        **kwargs: Any,
+    ) -> ResponseStream[ChatResponseUpdate, ChatResponse]: ...
+
+    def get_response(
+        self,
+        messages: AgentRunInputs,
+        *,
+        stream: bool = False,
+        options: ChatOptions | None = None,
+        **kwargs: Any,
+    ) -> Awaitable[ChatResponse] | ResponseStream[ChatResponseUpdate, ChatResponse]:
+        """Send `messages` to the model.
+
+        Args:
+            messages: Text, a message, or a list of messages.
+            stream: Return a stream of updates instead of an awaitable response.
+            options: Chat options (model, temperature, tools, response format...).
+            **kwargs: Passed on to the client's implementation.
+
+        Returns:
+            An awaitable `ChatResponse`, or with `stream=True` a `ResponseStream`.
+        """
+        message_list = normalize_messages(messages)
+        chat_options: ChatOptions = options if options is not None else ChatOptions()
+        response_format = chat_options.get("response_format")
+        if stream:
+            return ResponseStream(
+                self._stream_with_middleware(message_list, chat_options, kwargs),
+                lambda updates: ChatResponse.from_updates(updates, response_format=response_format),
+            )
+        return self._respond_with_middleware(message_list, chat_options, kwargs)
+
+    async def _respond_with_middleware(
+        self, messages: list[Message], options: ChatOptions, kwargs: dict[str, Any]
+    ) -> ChatResponse:
+        if not self.middleware:
+            response = await self._inner_get_response(messages=messages, options=options, **kwargs)
+        else:
+            context = ChatContext(
+                client=self, messages=messages, options=options, stream=False, kwargs=kwargs
+            )
+
+            async def call_model(ctx: ChatContext) -> None:
+                ctx.result = await self._inner_get_response(
+                    messages=ctx.messages, options=ctx.options, **ctx.kwargs
+                )
+
+            await run_pipeline(split_middleware(self.middleware)["chat"], context, call_model)
+            response = context.result
+        if response.response_format is None:
+            response.response_format = options.get("response_format")
+        return response
+
+    async def _stream_with_middleware(
+        self, messages: list[Message], options: ChatOptions, kwargs: dict[str, Any]
+    ) -> AsyncIterator[ChatResponseUpdate]:
+        if not self.middleware:
+            async for update in self._inner_get_streaming_response(
+                messages=messages, options=options, **kwargs
+            ):
+                yield update
+            return
+        context = ChatContext(
+            client=self, messages=messages, options=options, stream=True, kwargs=kwargs
+        )
+
+        async def call_model(ctx: ChatContext) -> None:
+            ctx.result = self._inner_get_streaming_response(
+                messages=ctx.messages, options=ctx.options, **ctx.kwargs
+            )
+
+        await run_pipeline(split_middleware(self.middleware)["chat"], context, call_model)
+        if context.result is None:
+            return
+        async for update in context.result:
+            yield update
+
+    async def _inner_get_response(
+        self, *, messages: list[Message], options: ChatOptions, **kwargs: Any
+    ) -> ChatResponse:
+        """Get one response from the model (default: fold the streaming implementation)."""
+        updates = [
+            u
+            async for u in self._inner_get_streaming_response(
+                messages=messages, options=options, **kwargs
+            )
+        ]
+        return ChatResponse.from_updates(updates, response_format=options.get("response_format"))
+
+    async def _inner_get_streaming_response(
+        self, *, messages: list[Message], options: ChatOptions, **kwargs: Any
+    ) -> AsyncIterator[ChatResponseUpdate]:
+        """Stream the model's response (default: the plain response as updates)."""
+        response = await self._inner_get_response(messages=messages, options=options, **kwargs)
+        for update in response.to_updates():
+            yield update
+
+    def as_agent(
+        self,
+        *,
+        name: str | None = None,
+        instructions: str | None = None,
+        description: str | None = None,
+        tools: Sequence[Any] | Any | None = None,
+        middleware: Sequence[MiddlewareTypes] | None = None,
+        context_providers: Sequence[ContextProvider] | None = None,
+        default_options: ChatOptions | None = None,
+        function_invocation_configuration: FunctionInvocationConfiguration | None = None,
+        id: str | None = None,
+    ) -> Agent:
+        """An :class:`~agentry.agents.Agent` that talks through this client.
+
+        Example:
+            >>> from agentry.clients.scripted import ScriptedChatClient
+            >>> agent = ScriptedChatClient(["Hi!"]).as_agent(name="Assistant")
+        """
+        from agentry.agents import Agent
+
+        return Agent(
+            client=self,
+            instructions=instructions,
+            id=id,
+            name=name,
+            description=description,
+            tools=tools,
+            middleware=middleware,
+            context_providers=context_providers,
+            default_options=default_options,
+            function_invocation_configuration=function_invocation_configuration,
+        )

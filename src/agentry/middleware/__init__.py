@@ -1,0 +1,31 @@
+"""Middleware around agent runs, model calls and tool calls."""
+
+from agentry.middleware._base import (
+    AgentMiddleware,
+    ChatMiddleware,
+    FunctionMiddleware,
+    MiddlewareTermination,
+    MiddlewareTypes,
+    agent_middleware,
+    chat_middleware,
+    function_middleware,
+    run_pipeline,
+    split_middleware,
+)
+from agentry.middleware._contexts import AgentContext, ChatContext, FunctionInvocationContext
+
+__all__ = [
+    "AgentContext",
+    "AgentMiddleware",
+    "ChatContext",
+    "ChatMiddleware",
+    "FunctionInvocationContext",
+    "FunctionMiddleware",
+    "MiddlewareTermination",
+    "MiddlewareTypes",
+    "agent_middleware",
+    "chat_middleware",
+    "function_middleware",
+    "run_pipeline",
+    "split_middleware",
+]

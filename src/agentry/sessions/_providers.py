@@ -1,0 +1,159 @@
+"""`ContextProvider` and `HistoryProvider`: what shapes a run's context and keeps history."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from agentry.types import Message
+
+if TYPE_CHECKING:
+    from agentry.agents import SupportsAgentRun
+    from agentry.sessions._session import AgentSession, SessionContext
+
+__all__ = ["ContextProvider", "HistoryProvider", "InMemoryHistoryProvider"]
+
+
+class ContextProvider:
+    """Adds instructions, messages and tools before a run and learns from it after.
+
+    Subclass it and override `before_run` and/or `after_run`. `state` is this provider's
+    slot in the session state (JSON values, kept with the session).
+
+    Example:
+        >>> class TimeProvider(ContextProvider):
+        ...     async def before_run(self, *, agent, session, context, state):
+        ...         context.extend_instructions(self.source_id, "It is 9 o'clock.")
+    """
+
+    DEFAULT_SOURCE_ID: ClassVar[str | None] = None
+
+    def __init__(self, source_id: str | None = None) -> None:
+        self.source_id: str = source_id or self.DEFAULT_SOURCE_ID or type(self).__name__
+
+    async def before_run(
+        self,
+        *,
+        agent: SupportsAgentRun,
+        session: AgentSession,
+        context: SessionContext,
+        state: dict[str, Any],
+    ) -> None:
+        """Called before the model sees the run's messages."""
+
+    async def after_run(
+        self,
+        *,
+        agent: SupportsAgentRun,
+        session: AgentSession,
+        context: SessionContext,
+        state: dict[str, Any],
+    ) -> None:
+        """Called after the run, with `context.response` set."""
+
+
+class HistoryProvider(ContextProvider, ABC):
+    """A context provider that loads a session's messages and stores the new ones.
+
+    Args:
+        source_id: Where its messages are attributed in the session context.
+        load_messages: Put stored messages ahead of the input.
+        store_inputs: Store the run's input messages.
+        store_outputs: Store the run's response messages.
+        store_context_messages: Also store messages other providers added.
+    """
+
+    def __init__(
+        self,
+        source_id: str | None = None,
+        *,
+        load_messages: bool = True,
+        store_inputs: bool = True,
+        store_outputs: bool = True,
+        store_context_messages: bool = False,
+    ) -> None:
+        super().__init__(source_id)
+        self.load_messages = load_messages
+        self.store_inputs = store_inputs
+        self.store_outputs = store_outputs
+        self.store_context_messages = store_context_messages
+
+    @abstractmethod
+    async def get_messages(
+        self, session_id: str, *, state: dict[str, Any] | None = None
+    ) -> list[Message]:
+        """All stored messages of a session, oldest first."""
+
+    @abstractmethod
+    async def save_messages(
+        self,
+        session_id: str,
+        messages: Sequence[Message],
+        *,
+        state: dict[str, Any] | None = None,
+    ) -> None:
+        """Append messages to a session's history."""
+
+    async def before_run(
+        self,
+        *,
+        agent: SupportsAgentRun,
+        session: AgentSession,
+        context: SessionContext,
+        state: dict[str, Any],
+    ) -> None:
+        if self.load_messages:
+            messages = await self.get_messages(session.session_id, state=state)
+            if messages:
+                context.extend_messages(self.source_id, messages)
+
+    async def after_run(
+        self,
+        *,
+        agent: SupportsAgentRun,
+        session: AgentSession,
+        context: SessionContext,
+        state: dict[str, Any],
+    ) -> None:
+        to_store: list[Message] = []
+        if self.store_context_messages:
+            to_store.extend(
+                m
+                for source, items in context.context_messages.items()
+                if source != self.source_id
+                for m in items
+            )
+        if self.store_inputs:
+            to_store.extend(context.input_messages)
+        if self.store_outputs and context.response is not None:
+            to_store.extend(context.response.messages)
+        if to_store:
+            await self.save_messages(session.session_id, to_store, state=state)
+
+
+class InMemoryHistoryProvider(HistoryProvider):
+    """Keeps history in the session's own state, so it travels with `session.to_dict()`.
+
+    Agents use it by default when they have no other history provider.
+    """
+
+    DEFAULT_SOURCE_ID = "in_memory"
+
+    async def get_messages(
+        self, session_id: str, *, state: dict[str, Any] | None = None
+    ) -> list[Message]:
+        if state is None:
+            return []
+        return list(state.get("messages", ()))
+
+    async def save_messages(
+        self,
+        session_id: str,
+        messages: Sequence[Message],
+        *,
+        state: dict[str, Any] | None = None,
+    ) -> None:
+        if state is None:
+            return
+        state.setdefault("messages", []).extend(messages)

@@ -1,0 +1,25 @@
+"""Tools: functions the model can call, and the loop that runs them."""
+
+from agentry.tools._function_tool import (
+    ApprovalMode,
+    FunctionTool,
+    ToolProtocol,
+    tool,
+    tool_result_to_text,
+)
+from agentry.tools._invocation import (
+    FunctionInvocationConfiguration,
+    ToolCallBatch,
+    invoke_function_calls,
+)
+
+__all__ = [
+    "ApprovalMode",
+    "FunctionInvocationConfiguration",
+    "FunctionTool",
+    "ToolCallBatch",
+    "ToolProtocol",
+    "invoke_function_calls",
+    "tool",
+    "tool_result_to_text",
+]

@@ -1,0 +1,162 @@
+"""Running the tool calls of one model turn, through function middleware."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from agentry.errors import ContentError, ToolArgumentsError, ToolExecutionError
+from agentry.middleware._base import MiddlewareFunction, run_pipeline
+from agentry.middleware._contexts import FunctionInvocationContext
+from agentry.tools._function_tool import FunctionTool
+from agentry.types import Content
+
+if TYPE_CHECKING:
+    from agentry.sessions import AgentSession
+
+__all__ = ["FunctionInvocationConfiguration", "ToolCallBatch", "invoke_function_calls"]
+
+logger = logging.getLogger("agentry.tools")
+
+
+@dataclass
+class FunctionInvocationConfiguration:
+    """How an agent runs the tools a model calls.
+
+    Attributes:
+        enabled: Run tools at all; when off, function calls are returned to the caller.
+        max_iterations: Model calls with tool use per run before the model must answer.
+        max_consecutive_errors_per_request: Turns in a row whose tool calls all failed
+            before the model must answer without tools.
+        terminate_on_unknown_calls: Raise instead of telling the model a tool is unknown.
+        include_detailed_errors: Tell the model the message of a tool's exception, not
+            only its type. Argument errors are always detailed: they are about the model's
+            own input.
+    """
+
+    enabled: bool = True
+    max_iterations: int = 40
+    max_consecutive_errors_per_request: int = 3
+    terminate_on_unknown_calls: bool = False
+    include_detailed_errors: bool = False
+
+    def __post_init__(self) -> None:
+        if self.max_iterations < 1:
+            raise ValueError("max_iterations must be at least 1")
+        if self.max_consecutive_errors_per_request < 0:
+            raise ValueError("max_consecutive_errors_per_request must not be negative")
+
+
+@dataclass
+class ToolCallBatch:
+    """The outcome of one turn's tool calls."""
+
+    results: list[Content]
+    all_failed: bool
+    terminate: bool
+
+
+async def invoke_function_calls(
+    calls: Sequence[Content],
+    tools: list[Any],
+    *,
+    middleware: Sequence[MiddlewareFunction],
+    config: FunctionInvocationConfiguration,
+    session: AgentSession | None = None,
+    kwargs: dict[str, Any] | None = None,
+) -> ToolCallBatch:
+    """Run `calls` (concurrently when there are several) and return their results.
+
+    A failing tool does not fail the run: its result tells the model what went wrong.
+
+    Raises:
+        ToolExecutionError: A call names an unknown tool and
+            `config.terminate_on_unknown_calls` is set.
+    """
+    by_name = {getattr(t, "name", None): t for t in tools}
+    run_kwargs = kwargs or {}
+    if len(calls) == 1:
+        outcomes = [
+            await _invoke_one(calls[0], by_name, tools, middleware, config, session, run_kwargs)
+        ]
+    else:
+        outcomes = await asyncio.gather(
+            *(
+                _invoke_one(c, by_name, tools, middleware, config, session, run_kwargs)
+                for c in calls
+            )
+        )
+    return ToolCallBatch(
+        results=[result for result, _, _ in outcomes],
+        all_failed=all(failed for _, failed, _ in outcomes),
+        terminate=any(terminate for _, _, terminate in outcomes),
+    )
+
+
+async def _invoke_one(
+    call: Content,
+    by_name: dict[Any, Any],
+    tools: list[Any],
+    middleware: Sequence[MiddlewareFunction],
+    config: FunctionInvocationConfiguration,
+    session: AgentSession | None,
+    run_kwargs: dict[str, Any],
+) -> tuple[Content, bool, bool]:
+    """One call: (result content, whether it failed, whether middleware asked to stop)."""
+    call_id = call.call_id or ""
+    function = by_name.get(call.name)
+    if not isinstance(function, FunctionTool):
+        available = ", ".join(sorted(str(n) for n in by_name if n)) or "none"
+        message = f"Error: there is no tool named {call.name!r}. Available tools: {available}."
+        if config.terminate_on_unknown_calls:
+            raise ToolExecutionError(message.removeprefix("Error: "))
+        logger.warning("model called unknown tool %r", call.name)
+        return _error_result(call_id, message), True, False
+    try:
+        arguments = function.validate_arguments(call.parse_arguments())
+    except (ToolArgumentsError, ContentError) as error:
+        return (
+            _error_result(call_id, f"Error: {error}. Fix the arguments and try again."),
+            True,
+            False,
+        )
+
+    context = FunctionInvocationContext(
+        function=function,
+        arguments=arguments,
+        call_id=call_id,
+        tools=tools,
+        session=session,
+        kwargs=run_kwargs,
+    )
+
+    async def call_function(ctx: FunctionInvocationContext) -> None:
+        ctx.result = await function.invoke(
+            arguments=ctx.arguments, context=ctx, validated=True, **ctx.kwargs
+        )
+
+    try:
+        await run_pipeline(middleware, context, call_function)
+    except Exception as error:
+        logger.warning("tool %r failed: %s: %s", function.name, type(error).__name__, error)
+        if isinstance(error, ToolArgumentsError) or config.include_detailed_errors:
+            text = f"Error: tool {function.name!r} failed: {type(error).__name__}: {error}"
+        else:
+            text = f"Error: tool {function.name!r} failed ({type(error).__name__})."
+        return (
+            Content("function_result", call_id=call_id, result=text, exception=error),
+            True,
+            False,
+        )
+    return (
+        Content("function_result", call_id=call_id, result=context.result),
+        False,
+        context.terminate,
+    )
+
+
+def _error_result(call_id: str, message: str) -> Content:
+    return Content("function_result", call_id=call_id, result=message, exception=None)

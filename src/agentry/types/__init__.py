@@ -1,0 +1,38 @@
+"""Messages, contents, responses, streaming updates and chat options."""
+
+from agentry.types._content import Content, ContentType, UsageDetails, add_usage_details
+from agentry.types._message import (
+    AgentRunInputs,
+    Message,
+    RoleLiteral,
+    normalize_messages,
+)
+from agentry.types._options import ChatOptions, ToolMode, merge_chat_options
+from agentry.types._responses import (
+    AgentResponse,
+    AgentResponseUpdate,
+    ChatResponse,
+    ChatResponseUpdate,
+    FinishReason,
+)
+from agentry.types._stream import ResponseStream
+
+__all__ = [
+    "AgentResponse",
+    "AgentResponseUpdate",
+    "AgentRunInputs",
+    "ChatOptions",
+    "ChatResponse",
+    "ChatResponseUpdate",
+    "Content",
+    "ContentType",
+    "FinishReason",
+    "Message",
+    "ResponseStream",
+    "RoleLiteral",
+    "ToolMode",
+    "UsageDetails",
+    "add_usage_details",
+    "merge_chat_options",
+    "normalize_messages",
+]

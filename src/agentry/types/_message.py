@@ -1,0 +1,163 @@
+"""`Message`: a role and its contents."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Literal, TypeAlias
+
+from agentry.errors import SerializationError
+from agentry.types._content import Content
+
+__all__ = ["AgentRunInputs", "Message", "RoleLiteral", "normalize_messages", "to_contents"]
+
+RoleLiteral = Literal["system", "user", "assistant", "tool"]
+"""The roles agentry itself uses. Roles are plain strings, so others pass through."""
+
+
+def to_contents(contents: Iterable[Content | str] | Content | str | None) -> list[Content]:
+    """Contents as a list, with plain strings turned into text content."""
+    if contents is None:
+        return []
+    if isinstance(contents, str):
+        return [Content("text", text=contents)]
+    if isinstance(contents, Content):
+        return [contents]
+    return [Content("text", text=c) if isinstance(c, str) else c for c in contents]
+
+
+class Message:
+    """A chat message: who speaks (`role`) and what they say (`contents`).
+
+    Example:
+        >>> Message(role="user", contents=["What is 2 + 2?"]).text
+        'What is 2 + 2?'
+    """
+
+    __slots__ = (
+        "additional_properties",
+        "author_name",
+        "contents",
+        "message_id",
+        "raw_representation",
+        "role",
+    )
+
+    def __init__(
+        self,
+        role: str,
+        contents: Iterable[Content | str] | Content | str | None = None,
+        *,
+        text: str | None = None,
+        author_name: str | None = None,
+        message_id: str | None = None,
+        additional_properties: dict[str, Any] | None = None,
+        raw_representation: Any = None,
+    ) -> None:
+        self.role = role
+        self.contents = to_contents(contents)
+        if text is not None:
+            self.contents.append(Content("text", text=text))
+        self.author_name = author_name
+        self.message_id = message_id
+        self.additional_properties = additional_properties
+        self.raw_representation = raw_representation
+
+    @property
+    def text(self) -> str:
+        """The text contents joined together."""
+        contents = self.contents
+        if len(contents) == 1:
+            return contents[0].text or "" if contents[0].type == "text" else ""
+        return "".join(c.text or "" for c in contents if c.type == "text")
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict (the raw provider representation is left out)."""
+        data: dict[str, Any] = {
+            "role": self.role,
+            "contents": [c.to_dict() for c in self.contents],
+        }
+        if self.author_name is not None:
+            data["author_name"] = self.author_name
+        if self.message_id is not None:
+            data["message_id"] = self.message_id
+        if self.additional_properties:
+            data["additional_properties"] = self.additional_properties
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Message:
+        """Rebuild a message from :meth:`to_dict` output.
+
+        Raises:
+            SerializationError: `data` is not a message dict.
+        """
+        if not isinstance(data, Mapping) or not isinstance(data.get("role"), str):  # pyright: ignore[reportUnnecessaryIsInstance]
+            raise SerializationError("a message dict needs a string 'role'")
+        unknown = set(data) - {
+            "role",
+            "contents",
+            "author_name",
+            "message_id",
+            "additional_properties",
+        }
+        if unknown:
+            raise SerializationError(f"unknown message fields {sorted(unknown)}")
+        return cls(
+            data["role"],
+            [Content.from_dict(c) for c in data.get("contents", ())],
+            author_name=data.get("author_name"),
+            message_id=data.get("message_id"),
+            additional_properties=data.get("additional_properties"),
+        )
+
+    def to_json(self) -> str:
+        """This message as a JSON string."""
+        return json.dumps(self.to_dict(), ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, text: str) -> Message:
+        """Rebuild a message from :meth:`to_json` output."""
+        return cls.from_dict(_load_json(text))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Message):
+            return NotImplemented
+        return self.to_dict() == other.to_dict()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Message(role={self.role!r}, contents={self.contents!r})"
+
+
+AgentRunInputs: TypeAlias = str | Content | Message | Sequence[str | Content | Message]
+"""What an agent run accepts: text, contents, messages, or a sequence of them."""
+
+
+def normalize_messages(messages: AgentRunInputs | None) -> list[Message]:
+    """Turn run input into a list of messages; text and bare contents become user messages."""
+    if messages is None:
+        return []
+    if isinstance(messages, str):
+        return [Message("user", [Content("text", text=messages)])]
+    if isinstance(messages, Message):
+        return [messages]
+    if isinstance(messages, Content):
+        return [Message("user", [messages])]
+    result: list[Message] = []
+    for item in messages:
+        if isinstance(item, Message):
+            result.append(item)
+        elif isinstance(item, str):
+            result.append(Message("user", [Content("text", text=item)]))
+        else:
+            result.append(Message("user", [item]))
+    return result
+
+
+def _load_json(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise SerializationError(f"not valid JSON: {error}") from None

@@ -1,0 +1,576 @@
+"""Responses and streaming updates of chat clients and agents.
+
+A non-streaming response is the fold of the updates of a stream (see `from_updates`), so
+the two never disagree.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterable, Iterable, Mapping, Sequence
+from typing import Any, ClassVar, TypeVar, cast
+
+from typing_extensions import Self
+
+from agentry.errors import SerializationError, StructuredOutputError
+from agentry.types._content import Content, UsageDetails, add_usage_details
+from agentry.types._message import Message, to_contents
+
+__all__ = [
+    "AgentResponse",
+    "AgentResponseUpdate",
+    "ChatResponse",
+    "ChatResponseUpdate",
+    "FinishReason",
+]
+
+FinishReason = str
+"""Why a model stopped: "stop", "length", "tool_calls", "content_filter", or a provider's own."""
+
+_UpdateT = TypeVar("_UpdateT", bound="_UpdateBase")
+
+
+class _UpdateBase:
+    """Fields shared by chat and agent streaming updates."""
+
+    __slots__ = (
+        "additional_properties",
+        "author_name",
+        "contents",
+        "created_at",
+        "message_id",
+        "raw_representation",
+        "response_id",
+        "role",
+    )
+    _extra_fields: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(
+        self,
+        *,
+        contents: Iterable[Content | str] | Content | str | None = None,
+        role: str | None = None,
+        author_name: str | None = None,
+        message_id: str | None = None,
+        response_id: str | None = None,
+        created_at: str | None = None,
+        additional_properties: dict[str, Any] | None = None,
+        raw_representation: Any = None,
+    ) -> None:
+        self.contents = to_contents(contents)
+        self.role = role
+        self.author_name = author_name
+        self.message_id = message_id
+        self.response_id = response_id
+        self.created_at = created_at
+        self.additional_properties = additional_properties
+        self.raw_representation = raw_representation
+
+    @property
+    def text(self) -> str:
+        """The text contents of this update joined together."""
+        return "".join(c.text or "" for c in self.contents if c.type == "text")
+
+    @property
+    def user_input_requests(self) -> list[Content]:
+        """Contents of this update that ask the caller for input."""
+        return [c for c in self.contents if c.type == "function_approval_request"]
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict."""
+        data: dict[str, Any] = {"contents": [c.to_dict() for c in self.contents]}
+        fields = ("role", "author_name", "message_id", "response_id", "created_at")
+        for field in (*fields, *type(self)._extra_fields):
+            value = getattr(self, field)
+            if value is not None:
+                data[field] = value
+        if self.additional_properties:
+            data["additional_properties"] = self.additional_properties
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Self:
+        """Rebuild an update from :meth:`to_dict` output."""
+        allowed = {
+            "contents",
+            "role",
+            "author_name",
+            "message_id",
+            "response_id",
+            "created_at",
+            "additional_properties",
+            *cls._extra_fields,
+        }
+        _check_fields(cls.__name__, data, allowed)
+        kwargs = {k: v for k, v in data.items() if k != "contents"}
+        return cls(contents=[Content.from_dict(c) for c in data.get("contents", ())], **kwargs)
+
+    def to_json(self) -> str:
+        """This update as a JSON string."""
+        return json.dumps(self.to_dict(), ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, text: str) -> Self:
+        """Rebuild an update from :meth:`to_json` output."""
+        return cls.from_dict(_load_object(text))
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return self.to_dict() == cast("_UpdateBase", other).to_dict()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(role={self.role!r}, contents={self.contents!r})"
+
+
+class ChatResponseUpdate(_UpdateBase):
+    """One chunk of a streamed chat response.
+
+    Example:
+        >>> ChatResponseUpdate(role="assistant", contents=["Hel"]).text
+        'Hel'
+    """
+
+    __slots__ = ("conversation_id", "finish_reason", "model")
+    _extra_fields = ("conversation_id", "model", "finish_reason")
+
+    def __init__(
+        self,
+        *,
+        contents: Iterable[Content | str] | Content | str | None = None,
+        role: str | None = None,
+        author_name: str | None = None,
+        message_id: str | None = None,
+        response_id: str | None = None,
+        conversation_id: str | None = None,
+        model: str | None = None,
+        finish_reason: FinishReason | None = None,
+        created_at: str | None = None,
+        additional_properties: dict[str, Any] | None = None,
+        raw_representation: Any = None,
+    ) -> None:
+        super().__init__(
+            contents=contents,
+            role=role,
+            author_name=author_name,
+            message_id=message_id,
+            response_id=response_id,
+            created_at=created_at,
+            additional_properties=additional_properties,
+            raw_representation=raw_representation,
+        )
+        self.conversation_id = conversation_id
+        self.model = model
+        self.finish_reason = finish_reason
+
+
+class AgentResponseUpdate(_UpdateBase):
+    """One chunk of a streamed agent run."""
+
+    __slots__ = ("agent_id", "finish_reason")
+    _extra_fields = ("agent_id", "finish_reason")
+
+    def __init__(
+        self,
+        *,
+        contents: Iterable[Content | str] | Content | str | None = None,
+        role: str | None = None,
+        author_name: str | None = None,
+        agent_id: str | None = None,
+        message_id: str | None = None,
+        response_id: str | None = None,
+        finish_reason: FinishReason | None = None,
+        created_at: str | None = None,
+        additional_properties: dict[str, Any] | None = None,
+        raw_representation: Any = None,
+    ) -> None:
+        super().__init__(
+            contents=contents,
+            role=role,
+            author_name=author_name,
+            message_id=message_id,
+            response_id=response_id,
+            created_at=created_at,
+            additional_properties=additional_properties,
+            raw_representation=raw_representation,
+        )
+        self.agent_id = agent_id
+        self.finish_reason = finish_reason
+
+
+class _ResponseBase:
+    """Fields shared by chat and agent responses."""
+
+    __slots__ = (
+        "_value",
+        "additional_properties",
+        "created_at",
+        "finish_reason",
+        "messages",
+        "raw_representation",
+        "response_format",
+        "response_id",
+        "usage_details",
+    )
+    _extra_fields: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(
+        self,
+        *,
+        messages: Message | Sequence[Message] | None = None,
+        response_id: str | None = None,
+        created_at: str | None = None,
+        finish_reason: FinishReason | None = None,
+        usage_details: UsageDetails | None = None,
+        value: Any = None,
+        response_format: Any = None,
+        additional_properties: dict[str, Any] | None = None,
+        raw_representation: Any = None,
+    ) -> None:
+        if messages is None:
+            self.messages: list[Message] = []
+        elif isinstance(messages, Message):
+            self.messages = [messages]
+        else:
+            self.messages = list(messages)
+        self.response_id = response_id
+        self.created_at = created_at
+        self.finish_reason = finish_reason
+        self.usage_details = usage_details
+        self._value = value
+        self.response_format = response_format
+        self.additional_properties = additional_properties
+        self.raw_representation = raw_representation
+
+    @property
+    def text(self) -> str:
+        """The text of all messages, one message per line."""
+        return "\n".join(text for text in (m.text for m in self.messages) if text)
+
+    @property
+    def value(self) -> Any:
+        """The structured output: `text` parsed with the run's `response_format`.
+
+        `None` when no response format was asked for.
+
+        Raises:
+            StructuredOutputError: The text does not match the response format.
+        """
+        if self._value is None and self.response_format is not None:
+            self._value = parse_structured_output(self.text, self.response_format)
+        return self._value
+
+    @property
+    def user_input_requests(self) -> list[Content]:
+        """Contents that ask the caller for input, such as tool-approval requests."""
+        return [
+            c for m in self.messages for c in m.contents if c.type == "function_approval_request"
+        ]
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict (the structured value is rebuilt from the text, not stored)."""
+        data: dict[str, Any] = {"messages": [m.to_dict() for m in self.messages]}
+        fields = ("response_id", "created_at", "finish_reason", "usage_details")
+        for field in (*fields, *type(self)._extra_fields):
+            value = getattr(self, field)
+            if value is not None:
+                data[field] = value
+        if self.additional_properties:
+            data["additional_properties"] = self.additional_properties
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Self:
+        """Rebuild a response from :meth:`to_dict` output."""
+        allowed = {
+            "messages",
+            "response_id",
+            "created_at",
+            "finish_reason",
+            "usage_details",
+            "additional_properties",
+            *cls._extra_fields,
+        }
+        _check_fields(cls.__name__, data, allowed)
+        kwargs = {k: v for k, v in data.items() if k != "messages"}
+        return cls(messages=[Message.from_dict(m) for m in data.get("messages", ())], **kwargs)
+
+    def to_json(self) -> str:
+        """This response as a JSON string."""
+        return json.dumps(self.to_dict(), ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, text: str) -> Self:
+        """Rebuild a response from :meth:`to_json` output."""
+        return cls.from_dict(_load_object(text))
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return self.to_dict() == cast("_ResponseBase", other).to_dict()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(messages={self.messages!r})"
+
+
+class ChatResponse(_ResponseBase):
+    """A chat client's response: the messages the model produced, and usage.
+
+    Example:
+        >>> ChatResponse(messages=[Message(role="assistant", contents=["Hi!"])]).text
+        'Hi!'
+    """
+
+    __slots__ = ("conversation_id", "model")
+    _extra_fields = ("conversation_id", "model")
+
+    def __init__(
+        self,
+        *,
+        messages: Message | Sequence[Message] | None = None,
+        response_id: str | None = None,
+        conversation_id: str | None = None,
+        model: str | None = None,
+        created_at: str | None = None,
+        finish_reason: FinishReason | None = None,
+        usage_details: UsageDetails | None = None,
+        value: Any = None,
+        response_format: Any = None,
+        additional_properties: dict[str, Any] | None = None,
+        raw_representation: Any = None,
+    ) -> None:
+        super().__init__(
+            messages=messages,
+            response_id=response_id,
+            created_at=created_at,
+            finish_reason=finish_reason,
+            usage_details=usage_details,
+            value=value,
+            response_format=response_format,
+            additional_properties=additional_properties,
+            raw_representation=raw_representation,
+        )
+        self.conversation_id = conversation_id
+        self.model = model
+
+    @classmethod
+    def from_updates(
+        cls, updates: Iterable[ChatResponseUpdate], *, response_format: Any = None
+    ) -> ChatResponse:
+        """Fold a stream of updates into the response it describes."""
+        response = cls(response_format=response_format)
+        _fold(response, updates)
+        return response
+
+    @classmethod
+    async def from_update_stream(
+        cls, updates: AsyncIterable[ChatResponseUpdate], *, response_format: Any = None
+    ) -> ChatResponse:
+        """Consume an async stream of updates and fold it (see :meth:`from_updates`)."""
+        return cls.from_updates([u async for u in updates], response_format=response_format)
+
+    def to_updates(self) -> list[ChatResponseUpdate]:
+        """This response as the stream of updates that folds back into it."""
+        updates = [
+            ChatResponseUpdate(
+                contents=list(m.contents),
+                role=m.role,
+                author_name=m.author_name,
+                message_id=m.message_id,
+                response_id=self.response_id,
+                conversation_id=self.conversation_id,
+                model=self.model,
+                created_at=self.created_at,
+                additional_properties=m.additional_properties,
+            )
+            for m in self.messages
+        ]
+        if not updates:
+            updates.append(ChatResponseUpdate(response_id=self.response_id, model=self.model))
+        last = updates[-1]
+        last.finish_reason = self.finish_reason
+        if self.usage_details:
+            last.contents.append(Content("usage", usage_details=self.usage_details))
+        if self.additional_properties:
+            last.additional_properties = {**(last.additional_properties or {})}
+        return updates
+
+
+class AgentResponse(_ResponseBase):
+    """The result of an agent run: the messages it produced, usage, and structured output.
+
+    Example:
+        >>> AgentResponse(messages=[Message(role="assistant", contents=["Done."])]).text
+        'Done.'
+    """
+
+    __slots__ = ("agent_id",)
+    _extra_fields = ("agent_id",)
+
+    def __init__(
+        self,
+        *,
+        messages: Message | Sequence[Message] | None = None,
+        response_id: str | None = None,
+        agent_id: str | None = None,
+        created_at: str | None = None,
+        finish_reason: FinishReason | None = None,
+        usage_details: UsageDetails | None = None,
+        value: Any = None,
+        response_format: Any = None,
+        additional_properties: dict[str, Any] | None = None,
+        raw_representation: Any = None,
+    ) -> None:
+        super().__init__(
+            messages=messages,
+            response_id=response_id,
+            created_at=created_at,
+            finish_reason=finish_reason,
+            usage_details=usage_details,
+            value=value,
+            response_format=response_format,
+            additional_properties=additional_properties,
+            raw_representation=raw_representation,
+        )
+        self.agent_id = agent_id
+
+    @classmethod
+    def from_updates(
+        cls, updates: Iterable[AgentResponseUpdate], *, response_format: Any = None
+    ) -> AgentResponse:
+        """Fold a stream of updates into the response it describes."""
+        response = cls(response_format=response_format)
+        _fold(response, updates)
+        return response
+
+    @classmethod
+    async def from_update_stream(
+        cls, updates: AsyncIterable[AgentResponseUpdate], *, response_format: Any = None
+    ) -> AgentResponse:
+        """Consume an async stream of updates and fold it (see :meth:`from_updates`)."""
+        return cls.from_updates([u async for u in updates], response_format=response_format)
+
+    def to_updates(self) -> list[AgentResponseUpdate]:
+        """This response as the stream of updates that folds back into it."""
+        updates = [
+            AgentResponseUpdate(
+                contents=list(m.contents),
+                role=m.role,
+                author_name=m.author_name,
+                agent_id=self.agent_id,
+                message_id=m.message_id,
+                response_id=self.response_id,
+                created_at=self.created_at,
+                additional_properties=m.additional_properties,
+            )
+            for m in self.messages
+        ]
+        if not updates:
+            updates.append(
+                AgentResponseUpdate(agent_id=self.agent_id, response_id=self.response_id)
+            )
+        updates[-1].finish_reason = self.finish_reason
+        if self.usage_details:
+            updates[-1].contents.append(Content("usage", usage_details=self.usage_details))
+        return updates
+
+
+def _fold(response: _ResponseBase, updates: Iterable[_UpdateBase]) -> None:
+    """Fold `updates` into `response`: group contents into messages, merge text and
+    streamed call arguments, add up usage, keep the last value of response-level fields."""
+    messages = response.messages
+    current: Message | None = None
+    extra_fields = type(response)._extra_fields
+    for update in updates:
+        role = update.role
+        message_id = update.message_id
+        if (
+            current is None
+            or (role is not None and role != current.role)
+            or (message_id is not None and current.message_id not in (None, message_id))
+        ):
+            current = Message(
+                role or "assistant",
+                author_name=update.author_name,
+                message_id=message_id,
+                additional_properties=update.additional_properties,
+            )
+            messages.append(current)
+        else:
+            if message_id is not None:
+                current.message_id = message_id
+            if update.author_name is not None:
+                current.author_name = update.author_name
+        contents = current.contents
+        for content in update.contents:
+            if content.type == "usage":
+                response.usage_details = add_usage_details(
+                    response.usage_details, content.usage_details
+                )
+            elif contents and contents[-1].can_merge(content):
+                contents[-1] = contents[-1].merge(content)
+            else:
+                contents.append(content)
+        if update.response_id is not None:
+            response.response_id = update.response_id
+        if update.created_at is not None:
+            response.created_at = update.created_at
+        finish_reason = getattr(update, "finish_reason", None)
+        if finish_reason is not None:
+            response.finish_reason = finish_reason
+        for field in extra_fields:
+            value = getattr(update, field, None)
+            if value is not None:
+                setattr(response, field, value)
+    # A message that only carried usage has nothing left to say.
+    response.messages = [m for m in messages if m.contents]
+
+
+def parse_structured_output(text: str, response_format: Any) -> Any:
+    """Parse `text` with a pydantic model class or, for a JSON schema dict, as JSON.
+
+    Raises:
+        StructuredOutputError: `text` does not match.
+    """
+    if isinstance(response_format, Mapping):
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as error:
+            raise StructuredOutputError(
+                f"the model's answer is not the JSON the response format asks for: {error}"
+            ) from None
+    validate_json = getattr(response_format, "model_validate_json", None)
+    if validate_json is None:
+        raise StructuredOutputError(
+            f"response_format must be a pydantic model class or a JSON schema dict, "
+            f"not {response_format!r}"
+        )
+    try:
+        return validate_json(text)
+    except ValueError as error:
+        name = getattr(response_format, "__name__", "the response format")
+        raise StructuredOutputError(
+            f"the model's answer does not validate as {name}: {error}"
+        ) from None
+
+
+def _check_fields(kind: str, data: Mapping[str, Any], allowed: set[str]) -> None:
+    if not isinstance(data, Mapping):  # pyright: ignore[reportUnnecessaryIsInstance]
+        raise SerializationError(f"a {kind} must be a JSON object")
+    unknown = set(data) - allowed
+    if unknown:
+        raise SerializationError(f"unknown {kind} fields {sorted(unknown)}")
+
+
+def _load_object(text: str) -> Mapping[str, Any]:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise SerializationError(f"not valid JSON: {error}") from None
+    if not isinstance(data, dict):
+        raise SerializationError("expected a JSON object")
+    return cast("Mapping[str, Any]", data)
