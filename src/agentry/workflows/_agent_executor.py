@@ -175,9 +175,7 @@ class AgentExecutor(Executor):
                 self._awaiting[request.id or ""] = request
                 await ctx.request_info(request, Content)
             return
-        await ctx.send_message(
-            AgentExecutorResponse(self.id, response, list(self._conversation))
-        )
+        await ctx.send_message(AgentExecutorResponse(self.id, response, list(self._conversation)))
 
     async def on_checkpoint_save(self) -> dict[str, Any]:
         return {

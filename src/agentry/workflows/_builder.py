@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from typing import Any, Literal
 
@@ -192,7 +193,7 @@ class WorkflowBuilder:
     def add_chain(self, executors: Sequence[ExecutorLike]) -> Self:
         """Connect executors one after another with plain edges."""
         resolved = [self._add(e) for e in executors]
-        for source, target in zip(resolved, resolved[1:]):
+        for source, target in itertools.pairwise(resolved):
             self.add_edge(source, target)
         return self
 
@@ -249,7 +250,7 @@ class WorkflowBuilder:
     def _output_kinds(self) -> tuple[dict[str, OutputKind], OutputKind]:
         """What each executor's yields become, and the kind of executors not listed."""
         outputs, intermediates = self._output_from, self._intermediate_output_from
-        if outputs is None and intermediates is None or outputs == "all":
+        if (outputs is None and intermediates is None) or outputs == "all":
             if intermediates not in (None, "all_other") and intermediates != []:
                 raise WorkflowValidationError(
                     "with output_from='all' every yield is Workflow Output; "

@@ -167,7 +167,8 @@ class WorkflowCheckpoint:
         try:
             data = json.loads(text)
         except ValueError as error:
-            raise WorkflowCheckpointException(f"the checkpoint is not valid JSON: {error}") from None
+            message = f"the checkpoint is not valid JSON: {error}"
+            raise WorkflowCheckpointException(message) from None
         if not isinstance(data, dict):
             raise WorkflowCheckpointException("the checkpoint is not a JSON object")
         return cls.from_dict(cast("dict[str, Any]", data))

@@ -65,12 +65,12 @@ def register_checkpoint_type(cls: _ClsT, *, name: str | None = None) -> _ClsT:
     return cls
 
 
-def _default_name(cls: type) -> str:
+def _default_name(cls: type[Any]) -> str:
     return f"{cls.__module__}.{cls.__qualname__}"
 
 
-def _codec_kind(cls: type) -> str | None:
-    if isinstance(cls, type) and issubclass(cls, enum.Enum):
+def _codec_kind(cls: type[Any]) -> str | None:
+    if issubclass(cls, enum.Enum):
         return "enum"
     if dataclasses.is_dataclass(cls):
         return "dataclass"
@@ -188,7 +188,7 @@ class CheckpointTypeRegistry:
         return self._encode_object(value, path)
 
     def _encode_object(self, value: Any, path: str) -> Any:
-        cls = type(value)
+        cls: type[Any] = value.__class__
         name = self._name_of(cls)
         if name is None:
             raise WorkflowCheckpointException(
@@ -292,7 +292,9 @@ class CheckpointTypeRegistry:
         if kind == "enum":
             return cls(self.decode(value, path))
         if kind == "dataclass":
-            return _build_dataclass(cls, {k: self.decode(v, f"{path}.{k}") for k, v in value.items()})
+            return _build_dataclass(
+                cls, {k: self.decode(v, f"{path}.{k}") for k, v in value.items()}
+            )
         if kind == "pydantic":
             return cast(Any, cls).model_validate(value)
         return cast(Any, cls).from_dict(value)
@@ -326,19 +328,20 @@ def _is_type_annotation(value: Any) -> bool:
     return (
         isinstance(value, type)
         or value is Any
-        or typing.get_origin(value) is not None
-        and not isinstance(value, (list, dict, tuple))
+        or (typing.get_origin(value) is not None and not isinstance(value, (list, dict, tuple)))
     )
 
 
-def _field_types(cls: type) -> list[Any]:
+def _field_types(cls: type[Any]) -> list[Any]:
     try:
         if dataclasses.is_dataclass(cls):
             hints = typing.get_type_hints(cls)
             return [hints.get(f.name, Any) for f in dataclasses.fields(cls)]
-        fields = getattr(cls, "model_fields", None)
+        fields: Any = getattr(cls, "model_fields", None)
         if isinstance(fields, Mapping):
-            return [getattr(f, "annotation", Any) for f in cast("Mapping[str, Any]", fields).values()]
+            return [
+                getattr(f, "annotation", Any) for f in cast("Mapping[str, Any]", fields).values()
+            ]
     except Exception:  # unresolvable annotations: the class itself is still registered
         return []
     return []

@@ -148,7 +148,9 @@ class Executor:
             )
         await entry.call(request_data, response, ctx)
 
-    async def _on_response(self, delivery: ResponseDelivery, ctx: WorkflowContext[Any, Any]) -> None:
+    async def _on_response(
+        self, delivery: ResponseDelivery, ctx: WorkflowContext[Any, Any]
+    ) -> None:
         """Take an answer from the runner (sub-workflows override this to route by id)."""
         await self.handle_response(delivery.request.data, delivery.response, ctx)
 

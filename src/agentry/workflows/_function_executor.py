@@ -38,7 +38,7 @@ class FunctionExecutor(Executor):
         if not callable(func):
             raise TypeError(f"FunctionExecutor needs a function, not {type(func).__name__}")
         self.func = func
-        super().__init__(id or getattr(func, "__name__", None) or "function")
+        super().__init__(id if id is not None else getattr(func, "__name__", "function"))
 
     def _build_handlers(self) -> tuple[list[HandlerEntry], list[ResponseEntry], list[Any]]:
         spec = handler_spec(self.func, owner=f"function executor {self.id!r}", is_method=False)
@@ -47,7 +47,7 @@ class FunctionExecutor(Executor):
 
 
 @overload
-def executor(func: Callable[..., Any], /) -> FunctionExecutor: ...
+def executor(func: Callable[..., Any], /, *, id: str | None = None) -> FunctionExecutor: ...
 
 
 @overload

@@ -270,7 +270,7 @@ class Dispatcher:
 
     def find(self, message: Any) -> HandlerEntry | None:
         """The handler for `message`, or None when no handler accepts it."""
-        cls = type(message)
+        cls: type[Any] = message.__class__
         try:
             return self._cache[cls]
         except KeyError:
@@ -326,5 +326,12 @@ class ResponseDispatcher:
             return None
         return min(
             candidates,
-            key=lambda e: e.request.distance(type(request)) + e.response.distance(type(response)),
+            key=lambda e: (
+                e.request.distance(_class(request)) + e.response.distance(_class(response))
+            ),
         )
+
+
+def _class(value: Any) -> type[Any]:
+    cls: type[Any] = value.__class__
+    return cls

@@ -122,7 +122,9 @@ class RunState:
         }
 
     @classmethod
-    async def restore(cls, snapshot: Mapping[str, Any], executors: Mapping[str, Executor]) -> RunState:
+    async def restore(
+        cls, snapshot: Mapping[str, Any], executors: Mapping[str, Executor]
+    ) -> RunState:
         """Rebuild a run (and the executors' state) from :meth:`snapshot` output.
 
         Raises:
@@ -135,10 +137,14 @@ class RunState:
             bucket = run.inbox.setdefault(target, [])
             if "request" in record:
                 request = _request_from(record["request"], executors)
-                bucket.append((ResponseDelivery(request, record["response"]), RESPONSE_SOURCE, None))
+                bucket.append(
+                    (ResponseDelivery(request, record["response"]), RESPONSE_SOURCE, None)
+                )
             else:
                 source = record["source"]
-                bucket.append((record["data"], source if isinstance(source, str) else tuple(source), None))
+                bucket.append(
+                    (record["data"], source if isinstance(source, str) else tuple(source), None)
+                )
         run.route = RouteState(
             {group: dict(buffers) for group, buffers in snapshot.get("fan_in", {}).items()}
         )
@@ -147,7 +153,9 @@ class RunState:
             request = _request_from(record, executors)
             run.pending_requests[request.request_id] = request
         run.outputs = [(o["executor_id"], o["data"]) for o in snapshot.get("outputs", [])]
-        for executor_id, state in cast("dict[str, Any]", snapshot.get("executor_states", {})).items():
+        for executor_id, state in cast(
+            "dict[str, Any]", snapshot.get("executor_states", {})
+        ).items():
             await executors[_known(executor_id, executors)].on_checkpoint_restore(state)
         return run
 

@@ -19,7 +19,6 @@ from agentry.workflows._edge_runner import Inbox
 from agentry.workflows._errors import (
     ExecutorFailedException,
     WorkflowConvergenceException,
-    WorkflowException,
     WorkflowRunnerException,
 )
 from agentry.workflows._events import (
@@ -191,11 +190,15 @@ class Runner:
             await self._execute(executors[executor_id], deliveries, outbox)
             outboxes = [(executor_id, outbox)]
         else:
-            outboxes = [(executor_id, []) for executor_id in inbox]
+            outboxes: list[tuple[str, list[tuple[Any, str | None]]]] = [
+                (executor_id, []) for executor_id in inbox
+            ]
             await asyncio.gather(
                 *(
                     self._execute(executors[executor_id], deliveries, outbox)
-                    for (executor_id, deliveries), (_, outbox) in zip(inbox.items(), outboxes)
+                    for (executor_id, deliveries), (_, outbox) in zip(
+                        inbox.items(), outboxes, strict=True
+                    )
                 )
             )
         if self._failures:
@@ -242,7 +245,9 @@ class Runner:
                 return
             sink(WorkflowEvent("executor_completed", executor_id=executor_id))
 
-    async def _route(self, outboxes: list[tuple[str, list[tuple[Any, str | None]]]], inbox: Inbox) -> None:
+    async def _route(
+        self, outboxes: list[tuple[str, list[tuple[Any, str | None]]]], inbox: Inbox
+    ) -> None:
         routers, route_state = self._routers, self.run.route
         for source, outbox in outboxes:
             if not outbox:
@@ -253,16 +258,16 @@ class Runner:
                 try:
                     for router in source_routers:
                         if router.is_async:
-                            taken = await router.route_async(message, target_id, source, inbox, route_state)
+                            taken = await router.route_async(
+                                message, target_id, source, inbox, route_state
+                            )
                         else:
                             taken = router.route(message, target_id, source, inbox, route_state)
                         delivered = taken or delivered
-                except WorkflowException:
-                    raise
                 except Exception as error:
                     raise ExecutorFailedException(
-                        f"routing a message from executor {source!r} failed in an edge "
-                        f"condition or selection function: {type(error).__name__}: {error}",
+                        f"routing a message from executor {source!r} failed: "
+                        f"{type(error).__name__}: {error}",
                         executor_id=source,
                     ) from error
                 if not delivered:

@@ -80,7 +80,8 @@ class SQLCheckpointStorage(CheckpointStorage):
                 async with self._engine.begin() as connection:
                     await connection.run_sync(metadata.create_all)
                 self._table = table
-        assert self._engine is not None and self._table is not None
+        assert self._engine is not None
+        assert self._table is not None
         return self._engine, self._table
 
     async def save(self, checkpoint: WorkflowCheckpoint) -> str:

@@ -74,7 +74,9 @@ class WorkflowExecutor(Executor):
         run.inbox[self.workflow.start_executor_id] = [(message, INPUT_SOURCE, None)]
         await self._drive(run, ctx)
 
-    async def _on_response(self, delivery: ResponseDelivery, ctx: WorkflowContext[Any, Any]) -> None:
+    async def _on_response(
+        self, delivery: ResponseDelivery, ctx: WorkflowContext[Any, Any]
+    ) -> None:
         request_id = delivery.request.request_id
         run = self._active
         if run is None or request_id not in run.pending_requests:
@@ -110,9 +112,7 @@ class WorkflowExecutor(Executor):
             if not self._queue:
                 return
             run = RunState()
-            run.inbox[self.workflow.start_executor_id] = [
-                (self._queue.pop(0), INPUT_SOURCE, None)
-            ]
+            run.inbox[self.workflow.start_executor_id] = [(self._queue.pop(0), INPUT_SOURCE, None)]
 
     async def on_checkpoint_save(self) -> dict[str, Any]:
         run = self._active or RunState()

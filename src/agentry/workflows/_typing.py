@@ -134,8 +134,12 @@ def _compile(tp: Any) -> tuple[Callable[[Any], bool], tuple[type, ...] | None, t
         return (lambda value: any(check(value) for check in checks)), None, outer
     if origin is typing.Literal:
         allowed = typing.get_args(tp)
-        outer = tuple({type(v) for v in allowed})
-        return (lambda value: any(value == a and type(value) is type(a) for a in allowed)), None, outer
+        outer: tuple[type, ...] = tuple({_class(v) for v in allowed})
+
+        def check_literal(value: Any) -> bool:
+            return any(value == a and type(value) is type(a) for a in allowed)
+
+        return check_literal, None, outer
     if origin is None:
         if isinstance(tp, type):
             cls = tp
@@ -167,8 +171,10 @@ def _compile_generic(
             return (lambda value: isinstance(value, base)), (base,), (base,)
         key_check, val_check = key[0], val[0]
         return (
-            lambda value: isinstance(value, base)
-            and all(key_check(k) and val_check(v) for k, v in value.items()),
+            lambda value: (
+                isinstance(value, base)
+                and all(key_check(k) and val_check(v) for k, v in value.items())
+            ),
             None,
             (base,),
         )
@@ -176,16 +182,23 @@ def _compile_generic(
         if len(args) == 2 and args[1] is Ellipsis:
             item_check = _compile(args[0])[0]
             return (
-                lambda value: isinstance(value, tuple)
-                and all(item_check(v) for v in cast("tuple[Any, ...]", value)),
+                lambda value: (
+                    isinstance(value, tuple)
+                    and all(item_check(v) for v in cast("tuple[Any, ...]", value))
+                ),
                 None,
                 (tuple,),
             )
         checks = [_compile(arg)[0] for arg in args]
         return (
-            lambda value: isinstance(value, tuple)
-            and len(cast("tuple[Any, ...]", value)) == len(checks)
-            and all(check(v) for check, v in zip(checks, cast("tuple[Any, ...]", value))),
+            lambda value: (
+                isinstance(value, tuple)
+                and len(cast("tuple[Any, ...]", value)) == len(checks)
+                and all(
+                    check(v)
+                    for check, v in zip(checks, cast("tuple[Any, ...]", value), strict=True)
+                )
+            ),
             None,
             (tuple,),
         )
@@ -224,7 +237,7 @@ def is_type_compatible(source: Any, target: Any) -> bool:
         return True
     return all(
         is_type_compatible(s, t)
-        for s, t in zip(source_args, target_args)
+        for s, t in zip(source_args, target_args, strict=True)
         if s is not Ellipsis and t is not Ellipsis
     )
 
@@ -234,3 +247,8 @@ def _class_of(tp: Any) -> type:
     if isinstance(origin, type):
         return origin
     return tp if isinstance(tp, type) else object
+
+
+def _class(value: Any) -> type[Any]:
+    cls: type[Any] = value.__class__
+    return cls

@@ -86,8 +86,7 @@ def _check_switch_cases(groups: Sequence[EdgeGroup]) -> None:
             )
         if len(group.cases) < 2:
             raise WorkflowValidationError(
-                f"the switch-case group from {source!r} needs at least one Case before its "
-                "Default",
+                f"the switch-case group from {source!r} needs at least one Case before its Default",
                 validation_type="switch_case",
             )
 

@@ -51,10 +51,10 @@ class WorkflowViz:
         node = self._node_ids
         if isinstance(group, FanInEdgeGroup):
             join = f"join{index}"
-            target = node[group.target_ids[0]]
-            return [(node[s], join, None, False) for s in group.source_ids] + [
-                (join, target, None, False)
+            joined: list[tuple[str, str, str | None, bool]] = [
+                (node[s], join, None, False) for s in group.source_ids
             ]
+            return [*joined, (join, node[group.target_ids[0]], None, False)]
         if isinstance(group, SwitchCaseEdgeGroup):
             source = node[group.source_ids[0]]
             return [

@@ -281,17 +281,13 @@ class Workflow:
         try:
             run, announce = await self._prepare(plan)
             events: list[WorkflowEvent[Any]] = []
-            runner = Runner(
-                self, run, sink=events.append, streaming=False, storage=plan.storage
-            )
+            runner = Runner(self, run, sink=events.append, streaming=False, storage=plan.storage)
             final = await runner.execute(announce)
         finally:
             self._running = False
         if not include_status_events:
             events = [e for e in events if e.type != "status"]
-        return WorkflowRunResult(
-            events, final_state=final, restored_outputs=plan.restored_outputs
-        )
+        return WorkflowRunResult(events, final_state=final, restored_outputs=plan.restored_outputs)
 
     async def _stream(self, plan: _Plan) -> AsyncIterator[WorkflowEvent[Any]]:
         self._enter()
@@ -372,11 +368,18 @@ def _graph_signature(workflow: Workflow) -> str:
     """A hash of the graph's shape: executors (id and class) and edges."""
     groups: list[Any] = []
     for group in workflow.edge_groups:
-        record: list[Any] = [type(group).__name__, group.id, [[e.source_id, e.target_id] for e in group.edges]]
+        record: list[Any] = [
+            type(group).__name__,
+            group.id,
+            [[e.source_id, e.target_id] for e in group.edges],
+        ]
         if isinstance(group, SwitchCaseEdgeGroup):
             record.append(
                 [
-                    ["default" if isinstance(c, SwitchCaseEdgeGroupDefault) else "case", c.target_id]
+                    [
+                        "default" if isinstance(c, SwitchCaseEdgeGroupDefault) else "case",
+                        c.target_id,
+                    ]
                     for c in group.cases
                 ]
             )

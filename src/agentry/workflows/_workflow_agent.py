@@ -135,9 +135,7 @@ class WorkflowAgent(BaseAgent):
             )
         else:
             events = await (
-                self.workflow.run(responses=responses)
-                if responses
-                else self.workflow.run(messages)
+                self.workflow.run(responses=responses) if responses else self.workflow.run(messages)
             )
         async for event in _aiter(events):
             if event.type == "output":
@@ -154,11 +152,11 @@ class WorkflowAgent(BaseAgent):
             for content in message.contents:
                 if content.type == "function_approval_response":
                     request_id = self._approvals.get(content.id or "")
-                    if request_id in pending:
+                    if request_id is not None and request_id in pending:
                         answers[request_id] = content
                         self._approvals.pop(content.id or "", None)
                 elif content.type == "function_result" and content.call_id in pending:
-                    answers[content.call_id] = content.result
+                    answers[content.call_id or ""] = content.result
         return answers
 
     def _output_updates(self, event: WorkflowEvent[Any]) -> list[AgentResponseUpdate]:
