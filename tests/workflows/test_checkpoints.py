@@ -15,6 +15,7 @@ from agentry.workflows import (
     Executor,
     FileCheckpointStorage,
     InMemoryCheckpointStorage,
+    SQLCheckpointStorage,
     SQLiteCheckpointStorage,
     Workflow,
     WorkflowBuilder,
@@ -72,15 +73,19 @@ def build(name: str = "pipeline") -> Workflow:
     )
 
 
-@pytest.fixture(params=["memory", "file", "sqlite"])
+@pytest.fixture(params=["memory", "file", "sqlite", "sqlalchemy"])
 async def storage(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[CheckpointStorage]:
     kind = request.param
     if kind == "memory":
         yield InMemoryCheckpointStorage()
     elif kind == "file":
         yield FileCheckpointStorage(tmp_path / "checkpoints")
+    elif kind == "sqlite":
+        sqlite = SQLiteCheckpointStorage(tmp_path / "checkpoints.db")
+        yield sqlite
+        await sqlite.close()
     else:
-        sql = SQLiteCheckpointStorage(tmp_path / "checkpoints.db")
+        sql = SQLCheckpointStorage(f"sqlite+aiosqlite:///{tmp_path / 'checkpoints.db'}")
         yield sql
         await sql.close()
 
@@ -215,8 +220,7 @@ async def corrupt(storage: CheckpointStorage, checkpoint_id: str, tmp_path: Path
     elif isinstance(storage, FileCheckpointStorage):
         (storage.directory / f"{checkpoint_id}.json").write_text(garbage)
     else:
-        assert isinstance(storage, SQLiteCheckpointStorage)
-        with sqlite3.connect(storage.path) as connection:
+        with sqlite3.connect(tmp_path / "checkpoints.db") as connection:
             connection.execute(
                 "UPDATE agentry_workflow_checkpoints SET document = ? WHERE checkpoint_id = ?",
                 (garbage, checkpoint_id),
@@ -334,3 +338,18 @@ async def test_an_interrupted_file_save_keeps_the_old_checkpoint(
     assert (tmp_path / f"{checkpoint.checkpoint_id}.json").read_text() == before
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".tmp-")]
 
+
+
+async def test_the_sqlite_file_is_shared_with_the_sqlalchemy_storage(tmp_path: Path) -> None:
+    database = tmp_path / "shared.db"
+    sqlite = SQLiteCheckpointStorage(database)
+    await build().run(Job("a"), checkpoint_storage=sqlite)
+    sql = SQLCheckpointStorage(f"sqlite+aiosqlite:///{database}")
+    try:
+        ids = await sqlite.list_checkpoint_ids(workflow_name="pipeline")
+        assert await sql.list_checkpoint_ids(workflow_name="pipeline") == ids
+        resumed = await build().run(checkpoint_id=ids[1], checkpoint_storage=sql)
+        assert resumed.get_outputs() == ["long2:a:1", "joined:a@2,a@3"]
+    finally:
+        await sql.close()
+        await sqlite.close()
