@@ -181,9 +181,7 @@ class BaseAgent:
 
         async def run_agent(context: FunctionInvocationContext, **arguments: Any) -> str:
             session = context.session if propagate_session else None
-            response = await cast(
-                "Awaitable[AgentResponse]", self.run(str(arguments[arg_name]), session=session)
-            )
+            response = await self.run(str(arguments[arg_name]), session=session)
             return response.text
 
         tool_name = re.sub(r"[^A-Za-z0-9_-]", "_", name or self.name or f"agent_{self.id[:8]}")
