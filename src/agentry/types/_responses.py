@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterable, Iterable, Mapping, Sequence
-from typing import Any, ClassVar, TypeVar, cast
-
-from typing_extensions import Self
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, cast
 
 from agentry.errors import SerializationError, StructuredOutputError
 from agentry.types._content import Content, UsageDetails, add_usage_details
 from agentry.types._message import Message, to_contents
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 __all__ = [
     "AgentResponse",
