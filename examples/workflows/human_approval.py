@@ -90,7 +90,8 @@ async def submit(database: Path) -> tuple[str, str]:
     print(f"[first process] pending request {request.request_id}: {request.data}")
     latest = await storage.get_latest(workflow_name="expenses")
     await storage.close()
-    assert latest is not None and request.request_id is not None
+    assert latest is not None
+    assert request.request_id is not None
     return latest.checkpoint_id, request.request_id
 
 
@@ -98,9 +99,7 @@ async def answer(database: Path, checkpoint_id: str, request_id: str, approved: 
     """Step 2, in a fresh process: restore the checkpoint and answer the request."""
     storage = SQLiteCheckpointStorage(database)
     decision = Decision(approved, "" if approved else "not in this year's budget")
-    result = await build(storage).run(
-        checkpoint_id=checkpoint_id, responses={request_id: decision}
-    )
+    result = await build(storage).run(checkpoint_id=checkpoint_id, responses={request_id: decision})
     for output in result.get_outputs():
         print(f"[second process] {output}")
     print(f"[second process] final state: {result.get_final_state().value}")

@@ -55,7 +55,9 @@ def build(mapper_count: int = 3) -> Workflow:
         lines = text.splitlines()
         for index, mapper in enumerate(mappers):
             # Each mapper gets every n-th line; the target_id picks the mapper.
-            await ctx.send_message(Chunk(mapper.id, lines[index::mapper_count]), target_id=mapper.id)
+            await ctx.send_message(
+                Chunk(mapper.id, lines[index::mapper_count]), target_id=mapper.id
+            )
 
     @executor(id="reduce")
     async def reduce(parts: list[WordCounts], ctx: WorkflowContext[Never, dict[str, int]]) -> None:

@@ -89,7 +89,9 @@ class Collect(Executor):
     async def collect(self, done: list[Done], ctx: WorkflowContext[Batch, RoundDone]) -> None:
         self.total_seen += len(done)
         round_number = done[0].round
-        await ctx.yield_output(RoundDone(round_number, sorted(d.index for d in done), self.total_seen))
+        await ctx.yield_output(
+            RoundDone(round_number, sorted(d.index for d in done), self.total_seen)
+        )
         if round_number + 1 < ROUNDS:
             await ctx.send_message(Batch(round_number + 1))
 
@@ -127,7 +129,9 @@ async def main(database: str, mode: str, crash_at: tuple[int, int] | None) -> No
         latest = await storage.get_latest(workflow_name=NAME)
         assert latest is not None, "no checkpoint to resume from"
         emit(event="resuming", checkpoint_id=latest.checkpoint_id, iteration=latest.iteration_count)
-        result = await build(None).run(checkpoint_id=latest.checkpoint_id, checkpoint_storage=storage)
+        result = await build(None).run(
+            checkpoint_id=latest.checkpoint_id, checkpoint_storage=storage
+        )
         emit(
             event="finished",
             restored=describe(result.restored_outputs),

@@ -69,7 +69,9 @@ async def test_streaming_yields_each_update_as_it_comes() -> None:
     writer = ScriptedChatClient(["abcdef"], chunk_size=2).as_agent(name="writer")
     workflow = WorkflowBuilder(start_executor=writer).add_edge(writer, finish).build()
     events = [e async for e in workflow.run("go", stream=True)]
-    updates = [e.data for e in events if e.type == "output" and isinstance(e.data, AgentResponseUpdate)]
+    updates = [
+        e.data for e in events if e.type == "output" and isinstance(e.data, AgentResponseUpdate)
+    ]
     assert [u.text for u in updates] == ["ab", "cd", "ef"]
     assert [e.data for e in events if e.type == "output" and isinstance(e.data, str)] == [
         "writer said: abcdef"
@@ -84,9 +86,15 @@ async def test_a_request_without_a_reply_only_collects_messages() -> None:
     async def start(texts: list[str], ctx: WorkflowContext[AgentExecutorRequest]) -> None:
         for index, text in enumerate(texts):
             last = index == len(texts) - 1
-            await ctx.send_message(AgentExecutorRequest([Message("user", [text])], should_respond=last))
+            await ctx.send_message(
+                AgentExecutorRequest([Message("user", [text])], should_respond=last)
+            )
 
-    workflow = WorkflowBuilder(start_executor=start, output_from=[finish]).add_chain([start, agent, finish]).build()
+    workflow = (
+        WorkflowBuilder(start_executor=start, output_from=[finish])
+        .add_chain([start, agent, finish])
+        .build()
+    )
     result = await workflow.run(["one", "two"])
     assert result.get_outputs() == ["notes said: Both noted."]
     assert [m.text for m in client.calls[0].messages] == ["one", "two"]
@@ -94,12 +102,19 @@ async def test_a_request_without_a_reply_only_collects_messages() -> None:
 
 def approval_workflow(client: ScriptedChatClient, name: str = "ops") -> Any:
     agent = Agent(client=client, name="ops", tools=[delete_file])
-    return WorkflowBuilder(name=name, start_executor=agent, output_from=[finish]).add_edge(agent, finish).build()
+    return (
+        WorkflowBuilder(name=name, start_executor=agent, output_from=[finish])
+        .add_edge(agent, finish)
+        .build()
+    )
 
 
 def approval_client() -> ScriptedChatClient:
     return ScriptedChatClient(
-        [ScriptedChatClient.function_call("delete_file", {"path": "a.txt"}, call_id="c1"), "Deleted a.txt."]
+        [
+            ScriptedChatClient.function_call("delete_file", {"path": "a.txt"}, call_id="c1"),
+            "Deleted a.txt.",
+        ]
     )
 
 
@@ -162,7 +177,9 @@ async def test_an_agent_workflow_streams_its_agents_updates() -> None:
     async def start(messages: list[Message], ctx: WorkflowContext[list[Message]]) -> None:
         await ctx.send_message(messages)
 
-    workflow = WorkflowBuilder(start_executor=start, output_from=[inner]).add_edge(start, inner).build()
+    workflow = (
+        WorkflowBuilder(start_executor=start, output_from=[inner]).add_edge(start, inner).build()
+    )
     agent = workflow.as_agent(name="wrapper")
     stream = agent.run("hi", stream=True)
     texts = [u.text async for u in stream]
@@ -170,7 +187,11 @@ async def test_an_agent_workflow_streams_its_agents_updates() -> None:
     final = await stream.get_final_response()
     assert final.text == "streamed answer"
     non_streaming = ScriptedChatClient(["whole"]).as_agent(name="inner")
-    plain = WorkflowBuilder(start_executor=start, output_from=[non_streaming]).add_edge(start, non_streaming).build()
+    plain = (
+        WorkflowBuilder(start_executor=start, output_from=[non_streaming])
+        .add_edge(start, non_streaming)
+        .build()
+    )
     assert (await plain.as_agent().run("hi")).text == "whole"
 
 
@@ -181,7 +202,9 @@ async def test_workflow_requests_become_function_calls_answered_by_results() -> 
             await ctx.request_info({"question": "your name?"}, str)
 
         @response_handler
-        async def greet(self, question: dict[str, str], name: str, ctx: WorkflowContext[Never, str]) -> None:
+        async def greet(
+            self, question: dict[str, str], name: str, ctx: WorkflowContext[Never, str]
+        ) -> None:
             await ctx.yield_output(f"hello {name}")
 
     agent = WorkflowBuilder(start_executor=Asker(id="asker")).build().as_agent(name="greeter")
@@ -202,7 +225,9 @@ async def test_tool_approvals_pass_through_a_workflow_agent() -> None:
     (request,) = first.user_input_requests
     assert request.function_call is not None
     assert request.function_call.name == "delete_file"
-    second = await agent.run(Message("user", [request.to_function_approval_response(approved=True)]))
+    second = await agent.run(
+        Message("user", [request.to_function_approval_response(approved=True)])
+    )
     assert deleted == ["a.txt"]
     assert second.text == "ops said: Deleted a.txt."
 
@@ -214,4 +239,3 @@ def test_as_agent_needs_a_start_executor_taking_messages() -> None:
 
     with pytest.raises(TypeError, match=r"does not accept list\[Message\]"):
         WorkflowBuilder(start_executor=numbers).build().as_agent()
-

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import itertools
 import json
 import sqlite3
 from collections.abc import AsyncIterator
@@ -63,7 +64,12 @@ class Joiner(Executor):
 
 def build(name: str = "pipeline") -> Workflow:
     """start -> (short, long1 -> long2) -> fan-in join: the join waits across supersteps."""
-    start, short, long1, long2 = Counter("start"), Counter("short"), Counter("long1"), Counter("long2")
+    start, short, long1, long2 = (
+        Counter("start"),
+        Counter("short"),
+        Counter("long1"),
+        Counter("long2"),
+    )
     return (
         WorkflowBuilder(name=name, start_executor=start)
         .add_fan_out_edges(start, [short, long1])
@@ -74,7 +80,9 @@ def build(name: str = "pipeline") -> Workflow:
 
 
 @pytest.fixture(params=["memory", "file", "sqlite", "sqlalchemy"])
-async def storage(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[CheckpointStorage]:
+async def storage(
+    request: pytest.FixtureRequest, tmp_path: Path
+) -> AsyncIterator[CheckpointStorage]:
     kind = request.param
     if kind == "memory":
         yield InMemoryCheckpointStorage()
@@ -106,7 +114,7 @@ async def test_a_checkpoint_is_saved_at_every_superstep(storage: CheckpointStora
     checkpoints = await storage.list_checkpoints(workflow_name="pipeline")
     assert [c.iteration_count for c in checkpoints] == [1, 2, 3, 4]
     assert checkpoints[0].previous_checkpoint_id is None
-    for previous, current in zip(checkpoints, checkpoints[1:], strict=False):
+    for previous, current in itertools.pairwise(checkpoints):
         assert current.previous_checkpoint_id == previous.checkpoint_id
     assert len({c.run_id for c in checkpoints}) == 1
     assert await storage.list_checkpoint_ids(workflow_name="pipeline") == [
@@ -157,7 +165,9 @@ async def test_the_builder_storage_is_used_by_default(tmp_path: Path) -> None:
     workflow = WorkflowBuilder(start_executor=start).with_checkpointing(storage).build()
     await workflow.run(Job("x"))
     (checkpoint_id,) = await storage.list_checkpoint_ids(workflow_name="start")
-    assert (await workflow.run(checkpoint_id=checkpoint_id)).get_final_state() is WorkflowRunState.IDLE
+    assert (
+        await workflow.run(checkpoint_id=checkpoint_id)
+    ).get_final_state() is WorkflowRunState.IDLE
 
 
 class Approval(Executor):
@@ -206,12 +216,14 @@ async def test_a_pending_request_survives_a_restore_and_is_answered_once(
     newest = await storage.get_latest(workflow_name="approval")
     assert newest is not None
     assert newest.pending_requests == []
-    after = await approval_workflow().run(checkpoint_id=newest.checkpoint_id, checkpoint_storage=storage)
+    after = await approval_workflow().run(
+        checkpoint_id=newest.checkpoint_id, checkpoint_storage=storage
+    )
     assert after.get_request_info_events() == []
     assert after.restored_outputs == ["asked:deploy", "deploy:approved"]
 
 
-async def corrupt(storage: CheckpointStorage, checkpoint_id: str, tmp_path: Path) -> None:
+def corrupt(storage: CheckpointStorage, checkpoint_id: str, tmp_path: Path) -> None:
     """Damage one stored checkpoint in place."""
     garbage = '{"format": "agentry.workflow_checkpoint", "version": 1, "checkpoint_id": '
     if isinstance(storage, InMemoryCheckpointStorage):
@@ -232,8 +244,11 @@ async def test_a_corrupted_checkpoint_fails_clearly_and_leaves_the_others_usable
 ) -> None:
     await build().run(Job("a"), checkpoint_storage=storage)
     ids = await storage.list_checkpoint_ids(workflow_name="pipeline")
-    await corrupt(storage, ids[1], tmp_path)
-    with pytest.raises(WorkflowCheckpointException, match=f"checkpoint '{ids[1]}' cannot be read: the checkpoint is not valid JSON"):
+    corrupt(storage, ids[1], tmp_path)
+    with pytest.raises(
+        WorkflowCheckpointException,
+        match=f"checkpoint '{ids[1]}' cannot be read: the checkpoint is not valid JSON",
+    ):
         await storage.load(ids[1])
     with pytest.raises(WorkflowCheckpointException, match="not valid JSON"):
         await build().run(checkpoint_id=ids[1], checkpoint_storage=storage)
@@ -246,9 +261,13 @@ async def test_a_corrupted_checkpoint_fails_clearly_and_leaves_the_others_usable
 async def test_foreign_checkpoints_are_refused(storage: CheckpointStorage) -> None:
     await build("pipeline").run(Job("a"), checkpoint_storage=storage)
     checkpoint_id = (await storage.list_checkpoint_ids(workflow_name="pipeline"))[0]
-    with pytest.raises(WorkflowCheckpointException, match="belongs to workflow 'pipeline', not 'approval'"):
+    with pytest.raises(
+        WorkflowCheckpointException, match="belongs to workflow 'pipeline', not 'approval'"
+    ):
         await approval_workflow().run(checkpoint_id=checkpoint_id, checkpoint_storage=storage)
-    same_name_other_graph = WorkflowBuilder(name="pipeline", start_executor=Counter("start")).build()
+    same_name_other_graph = WorkflowBuilder(
+        name="pipeline", start_executor=Counter("start")
+    ).build()
     with pytest.raises(WorkflowCheckpointException, match="whose graph differs"):
         await same_name_other_graph.run(checkpoint_id=checkpoint_id, checkpoint_storage=storage)
     with pytest.raises(WorkflowCheckpointException, match="no checkpoint with id 'missing'"):
@@ -261,25 +280,34 @@ async def test_checkpoints_naming_unknown_types_or_executors_are_refused(
     await build().run(Job("a"), checkpoint_storage=storage)
     good = (await storage.list_checkpoints(workflow_name="pipeline"))[0]
     forged_type = WorkflowCheckpoint.from_dict(
-        {**good.to_dict(), "checkpoint_id": "forged1", "state": {"x": {"__agentry_type__": "os.system", "value": "ls"}}}
+        {
+            **good.to_dict(),
+            "checkpoint_id": "forged1",
+            "state": {"x": {"__agentry_type__": "os.system", "value": "ls"}},
+        }
     )
     forged_executor = WorkflowCheckpoint.from_dict(
         {**good.to_dict(), "checkpoint_id": "forged2", "executor_states": {"intruder": {}}}
     )
     await storage.save(forged_type)
     await storage.save(forged_executor)
-    with pytest.raises(WorkflowCheckpointException, match="'os.system'.*does not know"):
+    with pytest.raises(WorkflowCheckpointException, match=r"'os\.system'.*does not know"):
         await build().run(checkpoint_id="forged1", checkpoint_storage=storage)
     with pytest.raises(WorkflowCheckpointException, match="executor 'intruder'"):
         await build().run(checkpoint_id="forged2", checkpoint_storage=storage)
-    assert (await build().run(checkpoint_id=good.checkpoint_id, checkpoint_storage=storage)).get_final_state() is WorkflowRunState.IDLE
+    assert (
+        await build().run(checkpoint_id=good.checkpoint_id, checkpoint_storage=storage)
+    ).get_final_state() is WorkflowRunState.IDLE
 
 
 def test_documents_that_are_not_checkpoints_are_refused() -> None:
     cases: list[tuple[str, str]] = [
         ("[]", "not a JSON object"),
         ('{"format": "something else"}', "not an agentry workflow checkpoint"),
-        ('{"format": "agentry.workflow_checkpoint", "version": 99}', "newer than this agentry reads"),
+        (
+            '{"format": "agentry.workflow_checkpoint", "version": 99}',
+            "newer than this agentry reads",
+        ),
         ('{"format": "agentry.workflow_checkpoint", "version": 1}', "is malformed"),
     ]
     for text, message in cases:
@@ -297,7 +325,10 @@ async def test_unencodable_state_fails_the_save_clearly() -> None:
             ctx.set_state("opaque", Opaque())
 
     workflow = WorkflowBuilder(start_executor=Stasher()).build()
-    with pytest.raises(WorkflowCheckpointException, match=r"Opaque at \$\.state\.opaque: its type is not registered"):
+    with pytest.raises(
+        WorkflowCheckpointException,
+        match=r"Opaque at \$\.state\.opaque: its type is not registered",
+    ):
         await workflow.run(Job("a"), checkpoint_storage=InMemoryCheckpointStorage())
 
 
@@ -315,7 +346,7 @@ async def test_storage_deletes_and_rejects_unsafe_ids(storage: CheckpointStorage
 async def test_file_saves_leave_no_temporary_files(tmp_path: Path) -> None:
     storage = FileCheckpointStorage(tmp_path)
     await build().run(Job("a"), checkpoint_storage=storage)
-    names = sorted(p.name for p in tmp_path.iterdir())
+    names = _listing(tmp_path)
     assert len(names) == 4
     assert all(n.endswith(".json") and not n.startswith(".") for n in names)
 
@@ -326,7 +357,8 @@ async def test_an_interrupted_file_save_keeps_the_old_checkpoint(
     storage = FileCheckpointStorage(tmp_path)
     await build().run(Job("a"), checkpoint_storage=storage)
     checkpoint = (await storage.list_checkpoints(workflow_name="pipeline"))[0]
-    before = (tmp_path / f"{checkpoint.checkpoint_id}.json").read_text()
+    path = tmp_path / f"{checkpoint.checkpoint_id}.json"
+    before = _read(path)
 
     def crash(*args: object) -> None:
         raise OSError("disk full")
@@ -335,9 +367,8 @@ async def test_an_interrupted_file_save_keeps_the_old_checkpoint(
     checkpoint.metadata = {"changed": True}
     with pytest.raises(OSError, match="disk full"):
         await storage.save(checkpoint)
-    assert (tmp_path / f"{checkpoint.checkpoint_id}.json").read_text() == before
-    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".tmp-")]
-
+    assert _read(path) == before
+    assert not [name for name in _listing(tmp_path) if name.startswith(".tmp-")]
 
 
 async def test_the_sqlite_file_is_shared_with_the_sqlalchemy_storage(tmp_path: Path) -> None:
@@ -353,3 +384,11 @@ async def test_the_sqlite_file_is_shared_with_the_sqlalchemy_storage(tmp_path: P
     finally:
         await sql.close()
         await sqlite.close()
+
+
+def _listing(directory: Path) -> list[str]:
+    return sorted(p.name for p in directory.iterdir())
+
+
+def _read(path: Path) -> str:
+    return path.read_text()

@@ -50,7 +50,9 @@ def test_a_killed_run_resumes_from_sqlite_without_lost_or_duplicated_messages(
     database = tmp_path / "checkpoints.db"
     before = _kill_when_blocked(database)
     # The killed process got into round 2: the even worker and the odd worker's item 1 ran.
-    handled_round_2 = {(e["worker"], e["index"]) for e in before if e["event"] == "handled" and e["round"] == 2}
+    handled_round_2 = {
+        (e["worker"], e["index"]) for e in before if e["event"] == "handled" and e["round"] == 2
+    }
     assert ("odd", 1) in handled_round_2
     assert before[-1] == {"event": "blocking", "worker": "odd", "round": 2, "index": 3}
 

@@ -75,7 +75,9 @@ def test_builtin_containers_keep_their_types() -> None:
 
 def test_agentry_types_roundtrip_without_registration() -> None:
     registry = CheckpointTypeRegistry()
-    message = Message("user", ["hello", Content.from_function_call(call_id="1", name="f", arguments={"a": 1})])
+    message = Message(
+        "user", ["hello", Content.from_function_call(call_id="1", name="f", arguments={"a": 1})]
+    )
     response = AgentResponse(messages=[Message("assistant", ["hi"])])
     assert roundtrip(registry, [message, response]) == [message, response]
 
@@ -92,14 +94,19 @@ def test_types_roundtrip_as_type_descriptors() -> None:
 
 def test_unregistered_values_are_refused_on_encode_with_the_path() -> None:
     registry = CheckpointTypeRegistry()
-    with pytest.raises(WorkflowCheckpointException, match=r"Secret at \$\.state\.key\[1\]: its type is not registered"):
+    with pytest.raises(
+        WorkflowCheckpointException,
+        match=r"Secret at \$\.state\.key\[1\]: its type is not registered",
+    ):
         registry.encode({"state": {"key": [1, Secret()]}})
 
 
 def test_unknown_type_names_are_refused_on_decode() -> None:
     registry = CheckpointTypeRegistry()
     forged = {TYPE_KEY: "os.system", "value": "rm -rf /"}
-    with pytest.raises(WorkflowCheckpointException, match="'os.system'.*a type this workflow does not know"):
+    with pytest.raises(
+        WorkflowCheckpointException, match=r"'os\.system'.*a type this workflow does not know"
+    ):
         registry.decode({"x": forged})
     with pytest.raises(WorkflowCheckpointException, match="does not know"):
         registry.decode({TYPE_KEY: "type", "value": "subprocess.Popen"})

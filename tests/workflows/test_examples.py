@@ -12,7 +12,10 @@ EXAMPLES = ROOT / "examples" / "workflows"
 
 
 def _run(name: str, *args: str) -> str:
-    env = {**os.environ, "PYTHONPATH": f"{ROOT / 'src'}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    env = {
+        **os.environ,
+        "PYTHONPATH": f"{ROOT / 'src'}{os.pathsep}{os.environ.get('PYTHONPATH', '')}",
+    }
     completed = subprocess.run(
         [sys.executable, str(EXAMPLES / name), *args],
         capture_output=True,

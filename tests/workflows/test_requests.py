@@ -97,7 +97,9 @@ async def test_streaming_shows_the_request_and_continues_with_stream_too() -> No
     assert requests[0].request_id is not None
     outputs = [
         e.data
-        async for e in workflow.run(responses={requests[0].request_id: Review(True, "fine")}, stream=True)
+        async for e in workflow.run(
+            responses={requests[0].request_id: Review(True, "fine")}, stream=True
+        )
         if e.type == "output"
     ]
     assert outputs == ["published: v1 (fine)"]
@@ -108,7 +110,9 @@ async def test_unknown_ids_and_wrong_answer_types_are_refused_clearly() -> None:
     first = await workflow.run(Draft("v1"))
     request_id = first.get_request_info_events()[0].request_id
     assert request_id is not None
-    with pytest.raises(WorkflowRunnerException, match=r"no pending request has id 'nope'; pending requests: \["):
+    with pytest.raises(
+        WorkflowRunnerException, match=r"no pending request has id 'nope'; pending requests: \["
+    ):
         await workflow.run(responses={"nope": Review(True)})
     with pytest.raises(WorkflowRunnerException, match="must be a Review, not a str"):
         await workflow.run(responses={request_id: "yes"})
@@ -171,11 +175,15 @@ async def test_response_handlers_are_chosen_by_request_and_answer_types() -> Non
             await ctx.request_info(text, int | bool)
 
         @response_handler
-        async def on_int(self, question: str, answer: int, ctx: WorkflowContext[Never, str]) -> None:
+        async def on_int(
+            self, question: str, answer: int, ctx: WorkflowContext[Never, str]
+        ) -> None:
             await ctx.yield_output(f"int {answer}")
 
         @response_handler
-        async def on_bool(self, question: str, answer: bool, ctx: WorkflowContext[Never, str]) -> None:
+        async def on_bool(
+            self, question: str, answer: bool, ctx: WorkflowContext[Never, str]
+        ) -> None:
             await ctx.yield_output(f"bool {answer}")
 
     workflow = WorkflowBuilder(start_executor=Asker()).build()

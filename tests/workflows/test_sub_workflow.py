@@ -76,7 +76,9 @@ async def test_a_failing_sub_workflow_fails_the_parent_naming_both() -> None:
 
     sub = WorkflowExecutor(WorkflowBuilder(name="inner", start_executor=broken).build(), id="sub")
     parent = WorkflowBuilder(start_executor=sub).build()
-    with pytest.raises(ExecutorFailedException, match="executor 'sub' failed.*executor 'broken' failed") as caught:
+    with pytest.raises(
+        ExecutorFailedException, match=r"executor 'sub' failed.*executor 'broken' failed"
+    ) as caught:
         await parent.run("x")
     assert caught.value.executor_id == "sub"
 
