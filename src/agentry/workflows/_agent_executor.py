@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
-from agentry.types import AgentResponse, AgentResponseUpdate, Content, Message, ResponseStream
+from agentry.types import AgentResponse, AgentResponseUpdate, Content, Message
 from agentry.workflows._context import WorkflowContext
 from agentry.workflows._executor import Executor
 from agentry.workflows._handlers import handler, response_handler
@@ -155,17 +154,12 @@ class AgentExecutor(Executor):
     async def _run_agent(self, ctx: WorkflowContext[Any, Any]) -> None:
         messages, self._pending = self._pending, []
         if ctx.is_streaming:
-            stream = cast(
-                ResponseStream[AgentResponseUpdate, AgentResponse],
-                self.agent.run(messages, stream=True, session=self.session),
-            )
+            stream = self.agent.run(messages, stream=True, session=self.session)
             async for update in stream:
                 await ctx.yield_output(update)
             response = await stream.get_final_response()
         else:
-            response = await cast(
-                Awaitable[AgentResponse], self.agent.run(messages, session=self.session)
-            )
+            response = await self.agent.run(messages, session=self.session)
             await ctx.yield_output(response)
         self._conversation.extend(messages)
         self._conversation.extend(response.messages)

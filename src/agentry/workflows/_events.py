@@ -5,7 +5,7 @@ from __future__ import annotations
 import traceback
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, Generic, Literal
+from typing import Any, Generic, Literal, cast
 
 from typing_extensions import TypeVar
 
@@ -134,7 +134,7 @@ class WorkflowEvent(Generic[DataT]):
         response_type: Any = None,
     ) -> None:
         self.type = type
-        self.data = data
+        self.data: DataT = cast("DataT", data)
         self.executor_id = executor_id
         self.iteration = iteration
         self.state = state
