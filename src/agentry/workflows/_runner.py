@@ -271,13 +271,15 @@ class Runner:
                         f"{type(error).__name__}: {error}",
                         executor_id=source,
                     ) from error
-                if not delivered:
+                if not delivered and source_routers:
+                    # A terminal executor's sends go nowhere by design; a message that
+                    # its edges all refused is worth a warning.
                     self._sink(
                         WorkflowEvent.warning(
                             f"a {type_name(type(message))} message from {source!r}"
                             + (f" to {target_id!r}" if target_id else "")
-                            + " reached no executor: no edge from it leads to a handler of "
-                            "that type",
+                            + " reached no executor: none of its edges took it (their "
+                            "conditions, selections and the targets' handler types decide)",
                             executor_id=source,
                         )
                     )
