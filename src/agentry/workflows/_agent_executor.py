@@ -100,8 +100,17 @@ class AgentExecutor(Executor):
         prior: AgentExecutorResponse,
         ctx: WorkflowContext[AgentExecutorResponse, AgentResponse | AgentResponseUpdate],
     ) -> None:
-        """Continue the conversation another agent executor answered."""
-        self._pending.extend(prior.full_conversation or prior.agent_response.messages)
+        """Continue the conversation another agent executor answered.
+
+        When the conversation continues one this agent already took part in (a loop between
+        agents), only the messages it has not seen yet are new input; its session holds
+        the rest.
+        """
+        conversation = prior.full_conversation or prior.agent_response.messages
+        known = len(self._conversation)
+        if known and conversation[:known] == self._conversation:
+            conversation = conversation[known:]
+        self._pending.extend(conversation)
         await self._run_agent(ctx)
 
     @handler
