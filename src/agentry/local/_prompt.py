@@ -1,0 +1,172 @@
+"""Turning agentry messages into the chat turns a small local model reads well.
+
+Small models answer best when a tool's result sits in the same turn as the question it
+serves: fed back as a turn of its own, the model tends to call the same tool again. So tool
+calls and their results are folded into the user turn they answer.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from agentry.local._decision import ANSWER_KEY, ToolSpec
+from agentry.tools import tool_result_to_text
+from agentry.types import Content, Message
+
+__all__ = ["DEFAULT_SYSTEM_PROMPT", "PromptMode", "build_chat_turns"]
+
+DEFAULT_SYSTEM_PROMPT = "You are a helpful assistant."
+
+
+@dataclass(frozen=True)
+class PromptMode:
+    """How the model must reply.
+
+    Attributes:
+        tools: The tools the model may call (empty: plain text or structured output).
+        allow_answer: With tools, whether answering without a call is allowed.
+        answer_schema: The JSON schema a structured answer must match.
+    """
+
+    tools: Sequence[ToolSpec] = ()
+    allow_answer: bool = True
+    answer_schema: dict[str, Any] | None = None
+
+    @property
+    def decides(self) -> bool:
+        """Whether the reply is a JSON move (tool call or final answer)."""
+        return bool(self.tools)
+
+
+def build_chat_turns(
+    messages: Sequence[Message], mode: PromptMode, instructions: str | None = None
+) -> list[dict[str, str]]:
+    """Chat turns (`role` and `content`) for the model's chat template.
+
+    Args:
+        messages: The conversation, system messages included.
+        mode: How the model must reply.
+        instructions: Extra system instructions from the chat options.
+    """
+    system_parts: list[str] = []
+    turns: list[dict[str, str]] = []
+    calls: dict[str, Content] = {}
+    for message in messages:
+        if message.role == "system":
+            system_parts.append(_plain_text(message.contents))
+            continue
+        for content in message.contents:
+            if content.type == "function_call":
+                calls[content.call_id or ""] = content
+            elif content.type == "function_result":
+                _add_tool_note(turns, _tool_note(content, calls.get(content.call_id or "")))
+        text = _plain_text(message.contents)
+        if not text:
+            continue
+        if message.role == "assistant":
+            _add_turn(turns, "assistant", _assistant_text(text, mode))
+        else:
+            _add_turn(turns, "user", text)
+    if instructions and all(instructions not in part for part in system_parts):
+        system_parts.append(instructions)
+    system = "\n\n".join(p for p in system_parts if p) or DEFAULT_SYSTEM_PROMPT
+    return [{"role": "system", "content": system + _reply_rules(mode)}, *turns]
+
+
+def _plain_text(contents: Sequence[Content]) -> str:
+    pieces: list[str] = []
+    for content in contents:
+        if content.type == "text" and content.text:
+            pieces.append(content.text)
+        elif content.type in ("data", "uri"):
+            pieces.append(f"[attached {content.media_type or 'file'}]")
+        elif content.type == "error" and content.message:
+            pieces.append(f"[error: {content.message}]")
+    return "\n".join(pieces)
+
+
+def _assistant_text(text: str, mode: PromptMode) -> str:
+    if not mode.decides:
+        return text
+    if mode.answer_schema is not None:
+        try:
+            return json.dumps({ANSWER_KEY: json.loads(text)}, ensure_ascii=False)
+        except json.JSONDecodeError:
+            pass
+    return json.dumps({ANSWER_KEY: text}, ensure_ascii=False)
+
+
+def _tool_note(result: Content, call: Content | None) -> str:
+    output = tool_result_to_text(result.result)
+    if call is None:
+        return f"- a tool returned: {output}"
+    try:
+        arguments = json.dumps(call.parse_arguments(), ensure_ascii=False)
+    except ValueError:
+        arguments = str(call.arguments)
+    return f"- {call.name}({arguments}) returned: {output}"
+
+
+def _add_turn(turns: list[dict[str, str]], role: str, text: str) -> None:
+    if turns and turns[-1]["role"] == role:
+        turns[-1]["content"] += "\n\n" + text
+    else:
+        turns.append({"role": role, "content": text})
+
+
+def _add_tool_note(turns: list[dict[str, str]], note: str) -> None:
+    if turns and turns[-1]["role"] == "user" and "\n\nTool results:\n" in turns[-1]["content"]:
+        turns[-1]["content"] += "\n" + note
+    elif turns and turns[-1]["role"] == "user":
+        turns[-1]["content"] += "\n\nTool results:\n" + note
+    else:
+        turns.append({"role": "user", "content": "Tool results:\n" + note})
+
+
+def _reply_rules(mode: PromptMode) -> str:
+    if mode.decides:
+        return _tool_rules(mode)
+    if mode.answer_schema is not None:
+        schema = json.dumps(mode.answer_schema, ensure_ascii=False)
+        return f"\n\nReply with one JSON object that matches this JSON schema:\n{schema}"
+    return ""
+
+
+def _tool_rules(mode: PromptMode) -> str:
+    lines = ["", "", "You can use these tools:"]
+    for spec in mode.tools:
+        properties = spec.parameters.get("properties") or {}
+        arguments = json.dumps(properties, ensure_ascii=False)
+        lines.append(f"- {spec.name}: {spec.description or spec.name}. Arguments: {arguments}")
+    lines += [
+        "",
+        "Reply with exactly one JSON object:",
+        '- to call a tool: {"tool": "<tool name>", "arguments": {...}}',
+    ]
+    if mode.allow_answer:
+        if mode.answer_schema is not None:
+            schema = json.dumps(mode.answer_schema, ensure_ascii=False)
+            lines.append(f'- to answer: {{"{ANSWER_KEY}": <a JSON object matching {schema}>}}')
+        else:
+            lines.append(f'- to answer: {{"{ANSWER_KEY}": "<your answer>"}}')
+        lines += [
+            "Call a tool only when the request needs what the tool does. When no tool fits, "
+            "or the tool results already hold what is needed, answer.",
+            "",
+            _EXAMPLES,
+        ]
+    return "\n".join(lines)
+
+
+_EXAMPLES = """Examples, with a tool get_time(city) that is not yours:
+User: What time is it in Tokyo?
+Reply: {"tool": "get_time", "arguments": {"city": "Tokyo"}}
+User: Write a haiku about rain.
+Reply: {"final_answer": "Soft rain on the roof, / puddles gather quiet light, / the street breathes again."}
+User: What time is it in Tokyo?
+Tool results:
+- get_time({"city": "Tokyo"}) returned: 14:05
+Reply: {"final_answer": "It is 14:05 in Tokyo."}"""
