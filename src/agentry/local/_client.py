@@ -7,7 +7,7 @@ import os
 import random
 import threading
 import uuid
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -101,7 +101,9 @@ class LocalChatClient(BaseChatClient):
             raise ValueError("give either model= (a registered name) or model_path=, not both")
         if model_sha256 is not None and model_path is None:
             raise ValueError("model_sha256= checks a file given by model_path=")
-        self._spec = None if model_path is not None else get_local_model(model or DEFAULT_LOCAL_MODEL)
+        self._spec = (
+            None if model_path is not None else get_local_model(model or DEFAULT_LOCAL_MODEL)
+        )
         self._path = Path(model_path) if model_path is not None else None
         self._sha256 = model_sha256
         self.model = self._spec.name if self._spec else Path(str(model_path)).name
@@ -173,7 +175,7 @@ class LocalChatClient(BaseChatClient):
             presence_penalty=options.get("presence_penalty", 0.0),
         )
 
-        def job(model: LoadedModel, cancelled: threading.Event):  # noqa: ANN202
+        def job(model: LoadedModel, cancelled: threading.Event) -> Iterator[str | GenerationEnd]:
             prompt = model.format_prompt(turns)
             return generate(model, replace(request, prompt=prompt), cancelled)
 
@@ -201,7 +203,9 @@ class _Reply:
         stream_answer = mode.decides and mode.answer_schema is None
         self.extractor = AnswerTextExtractor() if stream_answer else None
 
-    def _update(self, contents: list[Content], finish_reason: str | None = None) -> ChatResponseUpdate:
+    def _update(
+        self, contents: list[Content], finish_reason: str | None = None
+    ) -> ChatResponseUpdate:
         return ChatResponseUpdate(
             contents=contents,
             role="assistant",
@@ -237,7 +241,9 @@ class _Reply:
                     updates.append(self._update([call]))
                     finish_reason = "tool_calls"
                 elif decision.text[len(streamed) :]:
-                    updates.append(self._update([Content.from_text(decision.text[len(streamed) :])]))
+                    updates.append(
+                        self._update([Content.from_text(decision.text[len(streamed) :])])
+                    )
         usage = UsageDetails(
             input_token_count=end.prompt_tokens,
             output_token_count=end.completion_tokens,

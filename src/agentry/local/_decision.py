@@ -119,9 +119,11 @@ def parse_decision(text: str, *, structured_answer: bool = False) -> ToolCall | 
 
 def _arguments_schema(parameters: Mapping[str, Any]) -> dict[str, Any]:
     schema = inline_refs(parameters)
+    if not schema:
+        return {"type": "object", "properties": {}}
     if schema.get("type") == "object" and "properties" not in schema:
-        schema = {**schema, "properties": {}}
-    return schema or {"type": "object", "properties": {}}
+        schema["properties"] = {}
+    return schema
 
 
 _DROPPED_KEYS = frozenset({"title", "$defs", "definitions", "examples", "$schema"})

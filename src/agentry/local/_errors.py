@@ -43,4 +43,3 @@ class ModelChecksumError(LocalModelError, ValueError):
         self.path = path
         self.expected = expected
         self.actual = actual
-

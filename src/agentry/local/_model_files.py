@@ -93,7 +93,7 @@ def resolve_model_file(spec: LocalModelSpec, cache_dir: Path | None = None) -> P
         ModelChecksumError: The file (or the assembled pieces) do not have the pinned sha256.
     """
     parts = [locate_part(spec, part) for part in spec.parts]
-    for part, path in zip(spec.parts, parts):
+    for part, path in zip(spec.parts, parts, strict=True):
         size = path.stat().st_size
         if size != part.size:
             raise ModelFileError(
@@ -106,9 +106,9 @@ def resolve_model_file(spec: LocalModelSpec, cache_dir: Path | None = None) -> P
         return parts[0]
 
     target = (cache_dir or default_cache_dir()) / spec.file_name
-    if target.is_file() and target.stat().st_size == spec.size:
-        if file_sha256(target) == spec.sha256:
-            return target
+    cached = target.is_file() and target.stat().st_size == spec.size
+    if cached and file_sha256(target) == spec.sha256:
+        return target
     _assemble(parts, target, spec.sha256)
     return target
 

@@ -138,7 +138,7 @@ def _reply_rules(mode: PromptMode) -> str:
 def _tool_rules(mode: PromptMode) -> str:
     lines = ["", "", "You can use these tools:"]
     for spec in mode.tools:
-        properties = spec.parameters.get("properties") or {}
+        properties: Any = spec.parameters.get("properties") or {}
         arguments = json.dumps(properties, ensure_ascii=False)
         lines.append(f"- {spec.name}: {spec.description or spec.name}. Arguments: {arguments}")
     lines += [
@@ -165,7 +165,7 @@ _EXAMPLES = """Examples, with a tool get_time(city) that is not yours:
 User: What time is it in Tokyo?
 Reply: {"tool": "get_time", "arguments": {"city": "Tokyo"}}
 User: Write a haiku about rain.
-Reply: {"final_answer": "Soft rain on the roof, / puddles gather quiet light, / the street breathes again."}
+Reply: {"final_answer": "Soft rain on the roof, / puddles hold the quiet light."}
 User: What time is it in Tokyo?
 Tool results:
 - get_time({"city": "Tokyo"}) returned: 14:05

@@ -16,16 +16,11 @@ __all__ = ["output_schema", "prompt_mode", "response_schema", "tool_specs"]
 def tool_specs(tools: Sequence[Any]) -> list[ToolSpec]:
     """The function tools among `tools`; others (such as hosted tools) are left out."""
     specs: list[ToolSpec] = []
-    for item in tools:
-        if isinstance(item, Mapping) and "function" in item:
-            function = cast("Mapping[str, Any]", cast("Mapping[str, Any]", item)["function"])
-            specs.append(
-                ToolSpec(
-                    str(function["name"]),
-                    str(function.get("description") or ""),
-                    dict(function.get("parameters") or {}),
-                )
-            )
+    for item in cast("Sequence[object]", tools):
+        if isinstance(item, Mapping):
+            declaration = cast("Mapping[str, Any]", item)
+            if "function" in declaration:
+                specs.append(_declared_tool(cast("Mapping[str, Any]", declaration["function"])))
             continue
         name = getattr(item, "name", None)
         parameters = getattr(item, "parameters", None)
@@ -33,6 +28,15 @@ def tool_specs(tools: Sequence[Any]) -> list[ToolSpec]:
             schema = cast("dict[str, Any]", parameters())
             specs.append(ToolSpec(name, str(getattr(item, "description", "") or ""), schema))
     return specs
+
+
+def _declared_tool(function: Mapping[str, Any]) -> ToolSpec:
+    """A tool given as a function declaration (`{"type": "function", "function": {...}}`)."""
+    return ToolSpec(
+        str(function["name"]),
+        str(function.get("description") or ""),
+        dict(function.get("parameters") or {}),
+    )
 
 
 def response_schema(response_format: Any) -> dict[str, Any] | None:
@@ -71,9 +75,9 @@ def prompt_mode(options: ChatOptions) -> PromptMode:
     choice: Any = options.get("tool_choice") or "auto"
     mode = choice if isinstance(choice, str) else cast("Mapping[str, Any]", choice).get("mode")
     required_name = (
-        None if isinstance(choice, str) else cast("Mapping[str, Any]", choice).get(
-            "required_function_name"
-        )
+        None
+        if isinstance(choice, str)
+        else cast("Mapping[str, Any]", choice).get("required_function_name")
     )
     if mode == "none" or not specs:
         if mode == "required":
