@@ -152,12 +152,13 @@ class _Turn:
         for iteration in range(plan.config.max_iterations + 1):
             if iteration == plan.config.max_iterations:
                 tools_allowed = False  # out of iterations: the model must answer now
+            call_options: ChatOptions = dict(options)  # type: ignore[assignment]
             if self.tools:
-                options["tools"] = list(self.tools)
+                call_options["tools"] = list(self.tools)
                 if not tools_allowed:
-                    options["tool_choice"] = "none"
+                    call_options["tool_choice"] = "none"
             response: ChatResponse | None = None
-            async for item in self._call_model(conversation[sent:], options):
+            async for item in self._call_model(conversation[sent:], call_options):
                 if isinstance(item, ChatResponse):
                     response = item
                 else:
