@@ -1,8 +1,8 @@
 """Streaming the answer out of a JSON move while the model is still writing it.
 
-When tools are on offer the model writes `{"final_answer": "..."}`; the user should see the
-answer's words as they come, not the JSON around them. The extractor follows the growing
-output and hands out the decoded answer text as far as it is certain.
+When tools are on offer the model answers through the `final_answer` pseudo tool; the user
+should see the answer's words as they come, not the JSON around them. The extractor follows
+the growing output and hands out the decoded answer text as far as it is certain.
 """
 
 from __future__ import annotations
@@ -10,11 +10,17 @@ from __future__ import annotations
 import json
 import re
 
-from agentry.local._decision import ANSWER_KEY
+from agentry.local._decision import ANSWER_ARGUMENT, ANSWER_TOOL
 
 __all__ = ["AnswerTextExtractor"]
 
-_ANSWER_START = re.compile(r'\s*\{\s*"' + ANSWER_KEY + r'"\s*:\s*"')
+_ANSWER_START = re.compile(
+    r'\s*\{\s*"name"\s*:\s*"'
+    + ANSWER_TOOL
+    + r'"\s*,\s*"arguments"\s*:\s*\{\s*"'
+    + ANSWER_ARGUMENT
+    + r'"\s*:\s*"'
+)
 _SIMPLE_ESCAPES = {
     '"': '"',
     "\\": "\\",
@@ -35,7 +41,8 @@ class AnswerTextExtractor:
 
     Example:
         >>> extractor = AnswerTextExtractor()
-        >>> extractor.feed('{"final_answer": "Hel'), extractor.feed('lo\\\\n"}')
+        >>> start = '{"name": "final_answer", "arguments": {"answer": "Hel'
+        >>> extractor.feed(start), extractor.feed('lo\\\\n"}}')
         ('Hel', 'lo\\n')
     """
 

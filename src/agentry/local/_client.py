@@ -69,6 +69,9 @@ class LocalChatClient(BaseChatClient):
         cache_dir: Where models that come in pieces are assembled (see `default_cache_dir`).
         max_tokens: The default token limit of a reply; the rest of the context when `None`.
         temperature: The default sampling temperature.
+        max_tool_rounds: Rounds of tool calls the model may make for one user message
+            before it must answer (with `tool_choice` "auto"); `None` for no limit. Small
+            models tend to call the same tool again rather than read its result.
         middleware: Chat middleware of the client.
 
     Example:
@@ -94,6 +97,7 @@ class LocalChatClient(BaseChatClient):
         cache_dir: str | os.PathLike[str] | None = None,
         max_tokens: int | None = None,
         temperature: float = 0.0,
+        max_tool_rounds: int | None = 1,
         middleware: Sequence[MiddlewareTypes] | None = None,
     ) -> None:
         super().__init__(middleware=middleware)
@@ -114,6 +118,7 @@ class LocalChatClient(BaseChatClient):
         self.cache_dir = Path(cache_dir) if cache_dir is not None else None
         self.max_tokens = max_tokens
         self.temperature = temperature
+        self.max_tool_rounds = max_tool_rounds
         self._shared: SharedModel | None = None
 
     async def load(self) -> LocalModelInfo:
@@ -159,7 +164,7 @@ class LocalChatClient(BaseChatClient):
     async def _inner_get_streaming_response(
         self, *, messages: list[Message], options: ChatOptions, **kwargs: Any
     ) -> AsyncIterator[ChatResponseUpdate]:
-        mode = prompt_mode(options)
+        mode = prompt_mode(options, messages, max_tool_rounds=self.max_tool_rounds)
         turns = build_chat_turns(messages, mode, options.get("instructions"))
         schema = output_schema(mode)
         stop = options.get("stop") or ()

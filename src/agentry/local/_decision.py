@@ -1,9 +1,10 @@
 """Constrained decoding for tool calls: the JSON schema of the model's next move, and its parse.
 
-With tools on offer, the model answers with exactly one JSON object: a call of one offered
-tool, `{"tool": name, "arguments": {...}}`, or its answer, `{"final_answer": ...}`. Decoding
-is constrained to that schema, so the model cannot name a tool that does not exist or give
-arguments of the wrong shape.
+With tools on offer, the model answers with exactly one JSON object naming a tool and its
+arguments, `{"name": ..., "arguments": {...}}`. Answering the user is one more such tool,
+`final_answer`, listed first. Decoding is constrained to that schema, so the model cannot
+name a tool that does not exist or give arguments of the wrong shape; and since the answer
+competes with the tools at the same step, the model weighs them against each other.
 """
 
 from __future__ import annotations
@@ -16,16 +17,19 @@ from typing import Any, cast
 from agentry.local._errors import LocalModelError
 
 __all__ = [
-    "ANSWER_KEY",
+    "ANSWER_ARGUMENT",
+    "ANSWER_TOOL",
     "Answer",
     "ToolCall",
     "ToolSpec",
+    "answer_tool",
     "decision_schema",
     "inline_refs",
     "parse_decision",
 ]
 
-ANSWER_KEY = "final_answer"
+ANSWER_TOOL = "final_answer"
+ANSWER_ARGUMENT = "answer"
 
 
 @dataclass(frozen=True)
@@ -52,6 +56,21 @@ class Answer:
     text: str
 
 
+def answer_tool(answer_schema: dict[str, Any] | None = None) -> ToolSpec:
+    """The pseudo tool through which the model answers instead of calling a real tool."""
+    answer = inline_refs(answer_schema) if answer_schema else {"type": "string"}
+    return ToolSpec(
+        ANSWER_TOOL,
+        "Answer the user yourself. Greetings, thanks, general knowledge, facts, math, "
+        "writing, translation and jokes need no other tool.",
+        {
+            "type": "object",
+            "properties": {ANSWER_ARGUMENT: answer},
+            "required": [ANSWER_ARGUMENT],
+        },
+    )
+
+
 def decision_schema(
     tools: Sequence[ToolSpec], *, allow_answer: bool, answer_schema: dict[str, Any] | None = None
 ) -> dict[str, Any]:
@@ -61,29 +80,28 @@ def decision_schema(
         tools: The tools the model may call.
         allow_answer: Whether answering instead of calling a tool is allowed.
         answer_schema: The schema of a structured answer; a string answer when `None`.
+
+    Raises:
+        LocalModelError: A tool is called `final_answer`, or there is nothing to choose.
     """
+    if any(spec.name == ANSWER_TOOL for spec in tools):
+        raise LocalModelError(
+            f"a tool is named {ANSWER_TOOL!r}, which the local model reserves for its answer; "
+            "rename the tool"
+        )
+    moves = [answer_tool(answer_schema), *tools] if allow_answer else list(tools)
     options: list[dict[str, Any]] = [
         {
             "type": "object",
             "properties": {
-                "tool": {"const": spec.name},
+                "name": {"const": spec.name},
                 "arguments": _arguments_schema(spec.parameters),
             },
-            "required": ["tool", "arguments"],
+            "required": ["name", "arguments"],
             "additionalProperties": False,
         }
-        for spec in tools
+        for spec in moves
     ]
-    if allow_answer:
-        answer = inline_refs(answer_schema) if answer_schema else {"type": "string"}
-        options.append(
-            {
-                "type": "object",
-                "properties": {ANSWER_KEY: answer},
-                "required": [ANSWER_KEY],
-                "additionalProperties": False,
-            }
-        )
     if not options:
         raise LocalModelError("there is neither a tool to call nor an answer to give")
     return options[0] if len(options) == 1 else {"anyOf": options}
@@ -105,16 +123,15 @@ def parse_decision(text: str, *, structured_answer: bool = False) -> ToolCall | 
     if not isinstance(data, dict):
         raise LocalModelError(f"the model's output is not a JSON object: {text[:80]!r}")
     move = cast("dict[str, Any]", data)
-    if ANSWER_KEY in move:
-        answer = move[ANSWER_KEY]
-        if structured_answer or not isinstance(answer, str):
-            return Answer(json.dumps(answer, ensure_ascii=False))
-        return Answer(answer)
-    arguments = move.get("arguments")
-    return ToolCall(
-        str(move.get("tool")),
-        cast("dict[str, Any]", arguments) if isinstance(arguments, dict) else {},
-    )
+    raw_arguments = move.get("arguments")
+    arguments = cast("dict[str, Any]", raw_arguments) if isinstance(raw_arguments, dict) else {}
+    name = str(move.get("name"))
+    if name != ANSWER_TOOL:
+        return ToolCall(name, arguments)
+    answer = arguments.get(ANSWER_ARGUMENT, "")
+    if structured_answer or not isinstance(answer, str):
+        return Answer(json.dumps(answer, ensure_ascii=False))
+    return Answer(answer)
 
 
 def _arguments_schema(parameters: Mapping[str, Any]) -> dict[str, Any]:

@@ -7,12 +7,13 @@ calls and their results are folded into the user turn they answer.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agentry.local._decision import ANSWER_KEY, ToolSpec
+from agentry.local._decision import ANSWER_ARGUMENT, ANSWER_TOOL, ToolSpec, answer_tool, inline_refs
 from agentry.tools import tool_result_to_text
 from agentry.types import Content, Message
 
@@ -91,12 +92,12 @@ def _plain_text(contents: Sequence[Content]) -> str:
 def _assistant_text(text: str, mode: PromptMode) -> str:
     if not mode.decides:
         return text
+    answer: Any = text
     if mode.answer_schema is not None:
-        try:
-            return json.dumps({ANSWER_KEY: json.loads(text)}, ensure_ascii=False)
-        except json.JSONDecodeError:
-            pass
-    return json.dumps({ANSWER_KEY: text}, ensure_ascii=False)
+        with contextlib.suppress(json.JSONDecodeError):
+            answer = json.loads(text)
+    move = {"name": ANSWER_TOOL, "arguments": {ANSWER_ARGUMENT: answer}}
+    return json.dumps(move, ensure_ascii=False)
 
 
 def _tool_note(result: Content, call: Content | None) -> str:
@@ -130,43 +131,48 @@ def _reply_rules(mode: PromptMode) -> str:
     if mode.decides:
         return _tool_rules(mode)
     if mode.answer_schema is not None:
-        schema = json.dumps(mode.answer_schema, ensure_ascii=False)
+        schema = json.dumps(inline_refs(mode.answer_schema), ensure_ascii=False)
         return f"\n\nReply with one JSON object that matches this JSON schema:\n{schema}"
     return ""
 
 
 def _tool_rules(mode: PromptMode) -> str:
-    lines = ["", "", "You can use these tools:"]
-    for spec in mode.tools:
-        properties: Any = spec.parameters.get("properties") or {}
-        arguments = json.dumps(properties, ensure_ascii=False)
-        lines.append(f"- {spec.name}: {spec.description or spec.name}. Arguments: {arguments}")
-    lines += [
-        "",
-        "Reply with exactly one JSON object:",
-        '- to call a tool: {"tool": "<tool name>", "arguments": {...}}',
-    ]
+    moves = [answer_tool(mode.answer_schema), *mode.tools] if mode.allow_answer else mode.tools
+    lines = ["", "", "Tools:", *(_signature(spec) for spec in moves), ""]
+    lines.append(
+        'Reply with one JSON object: {"name": <tool name>, "arguments": <arguments object>}.'
+    )
     if mode.allow_answer:
-        if mode.answer_schema is not None:
-            schema = json.dumps(mode.answer_schema, ensure_ascii=False)
-            lines.append(f'- to answer: {{"{ANSWER_KEY}": <a JSON object matching {schema}>}}')
-        else:
-            lines.append(f'- to answer: {{"{ANSWER_KEY}": "<your answer>"}}')
         lines += [
-            "Call a tool only when the request needs what the tool does. When no tool fits, "
-            "or the tool results already hold what is needed, answer.",
+            f"Most requests need no tool: use {ANSWER_TOOL} unless a tool's description "
+            "matches the request, or when the tool results already hold what is needed.",
             "",
             _EXAMPLES,
         ]
     return "\n".join(lines)
 
 
-_EXAMPLES = """Examples, with a tool get_time(city) that is not yours:
+def _signature(spec: ToolSpec) -> str:
+    """`- name(arg: type, ...): description`, the way a person would list a function."""
+    properties: dict[str, Any] = spec.parameters.get("properties") or {}
+    arguments = ", ".join(
+        f"{name}: {schema.get('type', 'any') if isinstance(schema, dict) else 'any'}"
+        for name, schema in properties.items()
+    )
+    description = spec.description.strip() or spec.name
+    return f"- {spec.name}({arguments}): {description}"
+
+
+_EXAMPLES = """Examples, with a tool get_time that is not yours:
 User: What time is it in Tokyo?
-Reply: {"tool": "get_time", "arguments": {"city": "Tokyo"}}
+Reply: {"name": "get_time", "arguments": {"city": "Tokyo"}}
 User: Write a haiku about rain.
-Reply: {"final_answer": "Soft rain on the roof, / puddles hold the quiet light."}
-User: What time is it in Tokyo?
+Reply: {"name": "final_answer", "arguments": {"answer": "Soft rain on the roof, / puddles..."}}
+User: What time is it in Lima?
 Tool results:
-- get_time({"city": "Tokyo"}) returned: 14:05
-Reply: {"final_answer": "It is 14:05 in Tokyo."}"""
+- get_time({"city": "Lima"}) returned: 14:05
+Reply: {"name": "final_answer", "arguments": {"answer": "It is 14:05 in Lima."}}
+User: Hi there!
+Reply: {"name": "final_answer", "arguments": {"answer": "Hello! How can I help you?"}}
+User: What is the largest ocean?
+Reply: {"name": "final_answer", "arguments": {"answer": "The Pacific Ocean."}}"""

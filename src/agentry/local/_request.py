@@ -8,9 +8,9 @@ from typing import Any, cast
 from agentry.local._decision import ToolSpec, decision_schema, inline_refs
 from agentry.local._errors import LocalModelError
 from agentry.local._prompt import PromptMode
-from agentry.types import ChatOptions
+from agentry.types import ChatOptions, Message
 
-__all__ = ["output_schema", "prompt_mode", "response_schema", "tool_specs"]
+__all__ = ["output_schema", "prompt_mode", "response_schema", "tool_rounds", "tool_specs"]
 
 
 def tool_specs(tools: Sequence[Any]) -> list[ToolSpec]:
@@ -64,8 +64,16 @@ def response_schema(response_format: Any) -> dict[str, Any] | None:
     )
 
 
-def prompt_mode(options: ChatOptions) -> PromptMode:
+def prompt_mode(
+    options: ChatOptions, messages: Sequence[Message] = (), *, max_tool_rounds: int | None = None
+) -> PromptMode:
     """How the model must reply, from the options' tools, tool choice and response format.
+
+    Args:
+        options: The request's chat options.
+        messages: The conversation, to count the rounds of tool calls since the last user
+            message.
+        max_tool_rounds: After this many rounds, a tool choice of "auto" must answer.
 
     Raises:
         LocalModelError: The tool choice names a tool that is not on offer.
@@ -79,7 +87,8 @@ def prompt_mode(options: ChatOptions) -> PromptMode:
         if isinstance(choice, str)
         else cast("Mapping[str, Any]", choice).get("required_function_name")
     )
-    if mode == "none" or not specs:
+    rounds_used = max_tool_rounds is not None and tool_rounds(messages) >= max_tool_rounds
+    if mode == "none" or not specs or (mode != "required" and rounds_used):
         if mode == "required":
             raise LocalModelError("tool_choice is 'required', but no function tool is on offer")
         return PromptMode(answer_schema=answer_schema)
@@ -94,6 +103,17 @@ def prompt_mode(options: ChatOptions) -> PromptMode:
                 )
         return PromptMode(tools=specs, allow_answer=False, answer_schema=answer_schema)
     return PromptMode(tools=specs, allow_answer=True, answer_schema=answer_schema)
+
+
+def tool_rounds(messages: Sequence[Message]) -> int:
+    """How many times tool results came back since the last user message."""
+    rounds = 0
+    for message in reversed(messages):
+        if message.role == "user":
+            break
+        if any(c.type == "function_result" for c in message.contents):
+            rounds += 1
+    return rounds
 
 
 def output_schema(mode: PromptMode) -> dict[str, Any] | None:
