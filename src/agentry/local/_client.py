@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import random
 import threading
 import uuid
 from collections.abc import AsyncIterator, Iterator, Sequence
@@ -64,7 +63,7 @@ class LocalChatClient(BaseChatClient):
         model_path: The path of any GGUF file, instead of a registered model.
         model_sha256: With `model_path`, the sha256 the file must have before it is loaded.
         n_ctx: The context window in tokens.
-        n_threads: CPU threads for generation; llama.cpp's default when `None`.
+        n_threads: CPU threads for llama.cpp; every core when `None`.
         chat_template: A Jinja chat template to use instead of the model's own.
         cache_dir: Where models that come in pieces are assembled (see `default_cache_dir`).
         max_tokens: The default token limit of a reply; the rest of the context when `None`.
@@ -113,7 +112,7 @@ class LocalChatClient(BaseChatClient):
         self.model = self._spec.name if self._spec else Path(str(model_path)).name
         """The model's name, as reported on responses."""
         self.n_ctx = n_ctx
-        self.n_threads = n_threads
+        self.n_threads = n_threads or os.cpu_count() or 1
         self.chat_template = chat_template or (self._spec.chat_template if self._spec else None)
         self.cache_dir = Path(cache_dir) if cache_dir is not None else None
         self.max_tokens = max_tokens
@@ -173,7 +172,7 @@ class LocalChatClient(BaseChatClient):
             max_tokens=options.get("max_tokens", self.max_tokens),
             temperature=options.get("temperature", self.temperature),
             top_p=options.get("top_p", 0.95),
-            seed=options.get("seed", random.randrange(2**31)),
+            seed=options.get("seed"),
             stop=[] if schema else ([stop] if isinstance(stop, str) else list(stop)),
             json_schema=schema,
             frequency_penalty=options.get("frequency_penalty", 0.0),

@@ -7,6 +7,7 @@ that stops listening frees the model at once.
 from __future__ import annotations
 
 import codecs
+import random
 import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -27,7 +28,7 @@ class GenerationRequest:
         max_tokens: The most tokens to generate; `None` for as many as the context holds.
         temperature: Sampling temperature; 0 picks the likeliest token every time.
         top_p: Nucleus sampling threshold.
-        seed: The sampling seed, for repeatable output.
+        seed: The sampling seed, for repeatable output; random when `None`.
         stop: Texts that end the output where they first appear (they are not returned).
         json_schema: When set, constrained decoding admits only JSON valid under it.
         frequency_penalty: Penalty on tokens by how often they appeared.
@@ -38,7 +39,7 @@ class GenerationRequest:
     max_tokens: int | None = None
     temperature: float = 0.2
     top_p: float = 0.95
-    seed: int = 0
+    seed: int | None = None
     stop: Sequence[str] = ()
     json_schema: dict[str, Any] | None = None
     frequency_penalty: float = 0.0
@@ -74,7 +75,13 @@ def generate(
     limit = room if request.max_tokens is None else min(request.max_tokens, room)
     grammar = grammar_for_schema(request.json_schema) if request.json_schema else None
 
-    llama.set_seed(request.seed)
+    if request.seed is None:
+        llama.set_seed(random.randrange(2**31))
+    else:
+        # Reusing cached prompt state shifts the logits slightly, enough to change a sample:
+        # a seeded request evaluates its whole prompt afresh so it repeats exactly.
+        llama.reset()
+        llama.set_seed(request.seed)
     tokens = llama.generate(
         prompt_tokens,
         temp=request.temperature,
