@@ -7,7 +7,9 @@ behaviour is well formed, not that the model is wise.
 from __future__ import annotations
 
 import asyncio
+import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from pydantic import BaseModel
@@ -172,14 +174,12 @@ async def test_an_abandoned_stream_frees_the_model(client: LocalChatClient) -> N
 
 
 def test_importing_agentry_local_does_not_load_llama_cpp() -> None:
-    import subprocess
-
     code = "import agentry.local, sys; print('llama_cpp' in sys.modules)"
     result = subprocess.run(
         [sys.executable, "-c", code],
         capture_output=True,
         text=True,
         check=True,
-        env={"PYTHONPATH": "src"},
+        env={"PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")},
     )
     assert result.stdout.strip() == "False"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from pathlib import Path
 
 import pytest
@@ -33,7 +34,7 @@ def fake_packages(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[Model
         (package / "__init__.py").write_text("raise RuntimeError('must not be imported')\n")
         (package / "data" / f"part{index}.bin").write_bytes(piece)
         parts.append(ModelPart(package.name, f"data/part{index}.bin", len(piece)))
-    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.syspath_prepend(str(site))  # pyright: ignore[reportUnknownMemberType]
     return parts
 
 
@@ -90,7 +91,7 @@ def test_a_corrupted_cached_file_is_assembled_again(
 def test_a_missing_package_names_the_requirements_to_install(tmp_path: Path) -> None:
     spec = _spec([ModelPart("no_such_model_package", "data/part1.bin", 4)], "0" * 64)
 
-    with pytest.raises(ModelFileError, match="pip install 'fake-model-part1==1.0'"):
+    with pytest.raises(ModelFileError, match=re.escape("pip install 'fake-model-part1==1.0'")):
         resolve_model_file(spec, tmp_path)
 
 
@@ -134,7 +135,7 @@ async def test_a_missing_gguf_path_is_a_clear_error(tmp_path: Path) -> None:
 
 
 def test_an_unknown_model_name_lists_the_known_ones() -> None:
-    with pytest.raises(UnknownLocalModelError, match="qwen2.5-coder-0.5b-instruct"):
+    with pytest.raises(UnknownLocalModelError, match=re.escape("qwen2.5-coder-0.5b-instruct")):
         LocalChatClient("gpt-5-local")
     with pytest.raises(LookupError):
         get_local_model("nope")

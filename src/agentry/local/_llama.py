@@ -40,6 +40,8 @@ class LlamaModel(Protocol):
 
     def token_bos(self) -> int: ...
 
+    def reset(self) -> None: ...
+
 
 def import_llama_cpp() -> ModuleType:
     """The `llama_cpp` module, imported with a passive OpenMP wait policy.

