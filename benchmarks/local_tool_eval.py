@@ -2,8 +2,8 @@
 
 A fixed set of prompts, some of which need one of four tools and some of which need none.
 A prompt is a hit when the model calls the expected tool (or, where no tool fits, answers
-without one). For the tool prompts, the tool's result is then given back and the model
-should answer rather than call again.
+without one). For the tool prompts, the tool's result is then given back and the reply is
+checked to be a text answer (the client's `max_tool_rounds` makes it one by default).
 
 Run: `python -m benchmarks.local_tool_eval [--model NAME]`.
 """
@@ -139,7 +139,7 @@ async def run_eval(model: str = DEFAULT_LOCAL_MODEL, *, verbose: bool = True) ->
     rate = hits / len(results)
     print(
         f"local tool calling ({model}): {hits}/{len(results)} right moves ({rate:.0%}); "
-        f"answered after the tool result in {sum(followed)}/{len(followed)}; "
+        f"text answer after the tool result in {sum(followed)}/{len(followed)}; "
         f"{seconds:.1f} s"
     )
     return rate
