@@ -65,6 +65,7 @@ _EXPORTS: dict[str, str] = {
     "Agent": "agentry.agents",
     "BaseAgent": "agentry.agents",
     "SupportsAgentRun": "agentry.agents",
+    "use_function_invocation": "agentry.agents",
 }
 
 __all__ = [
@@ -108,6 +109,7 @@ __all__ = [
     "function_middleware",
     "register_state_type",
     "tool",
+    "use_function_invocation",
 ]
 
 
@@ -125,7 +127,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
-    from agentry.agents import Agent, BaseAgent, SupportsAgentRun
+    from agentry.agents import Agent, BaseAgent, SupportsAgentRun, use_function_invocation
     from agentry.clients import BaseChatClient, SupportsChatGetResponse
     from agentry.middleware import (
         AgentContext,

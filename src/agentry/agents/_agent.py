@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Literal, cast, overload
 
 from agentry.agents._agent_middleware import run_with_agent_middleware
 from agentry.agents._base import BaseAgent
-from agentry.agents._run_loop import RunPlan, has_history_provider, run_agent
+from agentry.agents._run_loop import RunPlan, has_history_provider, start_run
 from agentry.middleware._base import MiddlewareTypes, split_middleware
 from agentry.middleware._contexts import AgentContext
 from agentry.sessions import AgentSession, ContextProvider, InMemoryHistoryProvider
@@ -178,20 +178,33 @@ class Agent(BaseAgent):
             session,
             kwargs,
             stream=stream,
-            core=self._core(plan, stream),
+            core=self._stream_core(plan),
+            respond=self._respond_core(plan),
             response_format=run_options.get("response_format"),
             options=run_options,
         )
 
-    def _core(
-        self, plan: RunPlan, stream: bool
-    ) -> Callable[[AgentContext], AsyncIterator[AgentResponseUpdate]]:
+    @staticmethod
+    def _stream_core(plan: RunPlan) -> Callable[[AgentContext], AsyncIterator[AgentResponseUpdate]]:
         def core(context: AgentContext) -> AsyncIterator[AgentResponseUpdate]:
-            if context.options is not None and context.options is not plan.options:
+            if context.options is not None:
                 plan.options = context.options
-            return run_agent(plan, context.messages, context.session, context.kwargs, stream=stream)
+            run = start_run(plan, context.messages, context.session, context.kwargs, stream=True)
+            return run.updates()
 
         return core
+
+    @staticmethod
+    def _respond_core(plan: RunPlan) -> Callable[[AgentContext], Awaitable[AgentResponse]]:
+        async def respond(context: AgentContext) -> AgentResponse:
+            if context.options is not None:
+                plan.options = context.options
+            run = start_run(plan, context.messages, context.session, context.kwargs, stream=False)
+            async for _ in run.updates():
+                pass
+            return run.response()
+
+        return respond
 
     def _providers(self) -> list[ContextProvider]:
         if has_history_provider(self.context_providers):

@@ -12,10 +12,12 @@ from agentry.types import AgentResponse, AgentResponseUpdate, Message, ResponseS
 if TYPE_CHECKING:
     from agentry.sessions import AgentSession
 
-__all__ = ["RunCore", "run_with_agent_middleware"]
+__all__ = ["RunCore", "RunRespond", "run_with_agent_middleware"]
 
 RunCore = Callable[[AgentContext], AsyncIterator[AgentResponseUpdate]]
-"""The run itself: the updates it produces for an agent context."""
+"""The run itself, streaming: the updates it produces for an agent context."""
+RunRespond = Callable[[AgentContext], Awaitable[AgentResponse]]
+"""The run itself, not streaming: the response it produces (the fold of its updates)."""
 
 
 def run_with_agent_middleware(
@@ -27,10 +29,12 @@ def run_with_agent_middleware(
     *,
     stream: bool,
     core: RunCore,
+    respond: RunRespond | None = None,
     response_format: Any,
     options: Any = None,
 ) -> Awaitable[AgentResponse] | ResponseStream[AgentResponseUpdate, AgentResponse]:
-    """Run `core` inside the agent middleware; stream it or fold it into a response."""
+    """Run inside the agent middleware: stream `core`, or get the response from `respond`
+    (by default, the fold of `core`'s updates)."""
     agent_id: str | None = getattr(agent, "id", None)
 
     def finalize(updates: list[AgentResponseUpdate]) -> AgentResponse:
@@ -47,22 +51,28 @@ def run_with_agent_middleware(
         stream=stream,
         kwargs=kwargs,
     )
+
+    def fold_core(ctx: AgentContext) -> Awaitable[AgentResponse]:
+        return ResponseStream(core(ctx), finalize).get_final_response()
+
+    respond_core = respond or fold_core
     if not middleware:
-        updates = ResponseStream(core(context), finalize)
-        return updates if stream else updates.get_final_response()
+        if stream:
+            return ResponseStream(core(context), finalize)
+        return respond_core(context)
     if stream:
         return ResponseStream(_stream_through(middleware, context, core, finalize), finalize)
-    return _respond_through(middleware, context, core, finalize)
+    return _respond_through(middleware, context, respond_core, finalize)
 
 
 async def _respond_through(
     middleware: Sequence[MiddlewareFunction],
     context: AgentContext,
-    core: RunCore,
+    respond: RunRespond,
     finalize: Callable[[list[AgentResponseUpdate]], AgentResponse],
 ) -> AgentResponse:
     async def run(ctx: AgentContext) -> None:
-        ctx.result = await ResponseStream(core(ctx), finalize)
+        ctx.result = await respond(ctx)
 
     await run_pipeline(middleware, context, run)
     result = context.result

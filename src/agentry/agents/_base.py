@@ -7,7 +7,7 @@ import re
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from functools import wraps
-from typing import Any, Protocol, cast, runtime_checkable
+from typing import Any, Literal, Protocol, cast, overload, runtime_checkable
 
 from agentry.agents._agent_middleware import run_with_agent_middleware
 from agentry.middleware._base import MiddlewareTypes, split_middleware
@@ -34,6 +34,26 @@ class SupportsAgentRun(Protocol):
     name: str | None
     description: str | None
 
+    @overload
+    def run(
+        self,
+        messages: AgentRunInputs | None = None,
+        *,
+        stream: Literal[False] = False,
+        session: AgentSession | None = None,
+        **kwargs: Any,
+    ) -> Awaitable[AgentResponse]: ...
+
+    @overload
+    def run(
+        self,
+        messages: AgentRunInputs | None = None,
+        *,
+        stream: Literal[True],
+        session: AgentSession | None = None,
+        **kwargs: Any,
+    ) -> ResponseStream[AgentResponseUpdate, AgentResponse]: ...
+
     def run(
         self,
         messages: AgentRunInputs | None = None,
@@ -56,7 +76,9 @@ class BaseAgent:
     Write `run` as a coroutine that returns an `AgentResponse` (or a `Message`, or text),
     or as an async generator that yields `AgentResponseUpdate`s (its events). Either way
     the agent supports both `await agent.run(...)` and `agent.run(..., stream=True)`, and
-    agent middleware applies. `run` receives the input as a list of messages.
+    agent middleware applies. `run` receives the input as a list of messages. (Type
+    checkers see the `run` you wrote; refer to the agent as `SupportsAgentRun` to call it
+    with `stream=`. A `run` that takes `stream` itself is used as it is.)
 
     Example:
         >>> class EchoAgent(BaseAgent):
@@ -84,6 +106,26 @@ class BaseAgent:
         run = cls.__dict__.get("run")
         if run is not None and "stream" not in inspect.signature(run).parameters:
             cls.run = _one_method_run(run)  # type: ignore[method-assign]
+
+    @overload
+    def run(
+        self,
+        messages: AgentRunInputs | None = None,
+        *,
+        stream: Literal[False] = False,
+        session: AgentSession | None = None,
+        **kwargs: Any,
+    ) -> Awaitable[AgentResponse]: ...
+
+    @overload
+    def run(
+        self,
+        messages: AgentRunInputs | None = None,
+        *,
+        stream: Literal[True],
+        session: AgentSession | None = None,
+        **kwargs: Any,
+    ) -> ResponseStream[AgentResponseUpdate, AgentResponse]: ...
 
     def run(
         self,
@@ -139,9 +181,7 @@ class BaseAgent:
 
         async def run_agent(context: FunctionInvocationContext, **arguments: Any) -> str:
             session = context.session if propagate_session else None
-            response = await cast(
-                "Awaitable[AgentResponse]", self.run(str(arguments[arg_name]), session=session)
-            )
+            response = await self.run(str(arguments[arg_name]), session=session)
             return response.text
 
         tool_name = re.sub(r"[^A-Za-z0-9_-]", "_", name or self.name or f"agent_{self.id[:8]}")

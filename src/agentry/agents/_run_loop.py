@@ -28,7 +28,7 @@ from agentry.types import (
 if TYPE_CHECKING:
     from agentry.clients import SupportsChatGetResponse
 
-__all__ = ["RunPlan", "run_agent"]
+__all__ = ["RunPlan", "has_history_provider", "start_run"]
 
 
 @dataclass
@@ -46,82 +46,88 @@ class RunPlan:
     config: FunctionInvocationConfiguration
 
 
-async def run_agent(
+def start_run(
     plan: RunPlan,
     input_messages: list[Message],
     session: AgentSession | None,
     kwargs: dict[str, Any],
     *,
     stream: bool,
-) -> AsyncIterator[AgentResponseUpdate]:
-    """The updates of one run; folded, they are the run's `AgentResponse`."""
-    user_session = session is not None
-    session = session or AgentSession()
-    providers = [p for p in plan.providers if user_session or not isinstance(p, HistoryProvider)]
-    context = SessionContext(
-        session_id=session.session_id,
-        service_session_id=session.service_session_id,
-        input_messages=input_messages,
-        options=plan.options,
-    )
-    for provider in providers:
-        await provider.before_run(
-            agent=plan.agent,
-            session=session,
-            context=context,
-            state=session.state.setdefault(provider.source_id, {}),
-        )
-
-    turn = _Turn(plan, session, context, kwargs, stream)
-    async for update in turn.run():
-        yield update
-
-    context.response = turn.response()
-    for provider in reversed(providers):
-        await provider.after_run(
-            agent=plan.agent,
-            session=session,
-            context=context,
-            state=session.state.setdefault(provider.source_id, {}),
-        )
+) -> _Run:
+    """Prepare one run; iterate `updates()` to carry it out, then read `response()`."""
+    return _Run(plan, input_messages, session, kwargs, stream)
 
 
-class _Turn:
-    """The model and tool calls of one run, and the messages they produced."""
+class _Run:
+    """One run: context providers around the model and tool calls, and what they produced.
+
+    In a streaming run `updates()` yields every update; in a plain run it yields nothing
+    and `response()` holds the result. Tests hold the two to the same response.
+    """
 
     def __init__(
         self,
         plan: RunPlan,
-        session: AgentSession,
-        context: SessionContext,
+        input_messages: list[Message],
+        session: AgentSession | None,
         kwargs: dict[str, Any],
         stream: bool,
     ) -> None:
         self.plan = plan
-        self.session = session
-        self.context = context
+        self.user_session = session is not None
+        self.session = session or AgentSession()
+        self.context = SessionContext(
+            session_id=self.session.session_id,
+            service_session_id=self.session.service_session_id,
+            input_messages=input_messages,
+            options=plan.options,
+        )
         self.kwargs = kwargs
         self.stream = stream
         self.agent_id: str | None = getattr(plan.agent, "id", None)
         self.author_name: str | None = getattr(plan.agent, "name", None)
-        self.tools: list[Any] = [*plan.tools, *context.tools]
+        self.tools: list[Any] = plan.tools
         self.new_messages: list[Message] = []
         self.usage: Any = None
         self.response_id: str | None = None
+        self.created_at: str | None = None
         self.finish_reason: str | None = None
 
     def response(self) -> AgentResponse:
         """The run's messages as a response, for context providers' `after_run`."""
         return AgentResponse(
-            messages=self.new_messages,
+            messages=[m for m in self.new_messages if m.contents],
             response_id=self.response_id,
+            created_at=self.created_at,
             agent_id=self.agent_id,
             finish_reason=self.finish_reason,
             usage_details=self.usage,
             response_format=self.context.options.get("response_format"),
         )
 
-    async def run(self) -> AsyncIterator[AgentResponseUpdate]:
+    async def updates(self) -> AsyncIterator[AgentResponseUpdate]:
+        """Carry out the run, yielding its updates when streaming."""
+        plan, context, session = self.plan, self.context, self.session
+        providers = [
+            p for p in plan.providers if self.user_session or not isinstance(p, HistoryProvider)
+        ]
+        for provider in providers:
+            state = session.state.setdefault(provider.source_id, {})
+            await provider.before_run(
+                agent=plan.agent, session=session, context=context, state=state
+            )
+        if context.tools:
+            self.tools = [*self.tools, *context.tools]
+        async for update in self._turns():
+            yield update
+        context.response = self.response()
+        for provider in reversed(providers):
+            state = session.state.setdefault(provider.source_id, {})
+            await provider.after_run(
+                agent=plan.agent, session=session, context=context, state=state
+            )
+
+    async def _turns(self) -> AsyncIterator[AgentResponseUpdate]:
         plan, context = self.plan, self.context
         outcome = resolve_approvals(context.input_messages, context.get_messages(), self.tools)
         context.input_messages = outcome.messages
@@ -134,7 +140,8 @@ class _Turn:
                 )
                 conversation.append(calls_message)
                 self.new_messages.append(calls_message)
-                yield self._update(calls_message)
+                if self.stream:
+                    yield self._update(calls_message)
             results = outcome.rejection_results()
             if outcome.to_run:
                 batch = await self._invoke(outcome.to_run)
@@ -142,7 +149,8 @@ class _Turn:
             results_message = Message("tool", results)
             conversation.append(results_message)
             self.new_messages.append(results_message)
-            yield self._update(results_message)
+            if self.stream:
+                yield self._update(results_message)
 
         options: ChatOptions = dict(plan.options)  # type: ignore[assignment]
         if self.session.service_session_id and "conversation_id" not in options:
@@ -152,17 +160,21 @@ class _Turn:
         for iteration in range(plan.config.max_iterations + 1):
             if iteration == plan.config.max_iterations:
                 tools_allowed = False  # out of iterations: the model must answer now
+            call_options: ChatOptions = dict(options)  # type: ignore[assignment]
             if self.tools:
-                options["tools"] = list(self.tools)
+                call_options["tools"] = list(self.tools)
                 if not tools_allowed:
-                    options["tool_choice"] = "none"
-            response: ChatResponse | None = None
-            async for item in self._call_model(conversation[sent:], options):
-                if isinstance(item, ChatResponse):
-                    response = item
-                else:
-                    yield item
-            assert response is not None
+                    call_options["tool_choice"] = "none"
+            if self.stream:
+                response: ChatResponse | None = None
+                async for item in self._stream_model(conversation[sent:], call_options):
+                    if isinstance(item, ChatResponse):
+                        response = item
+                    else:
+                        yield item
+                assert response is not None
+            else:
+                response = await self._call_model(conversation[sent:], call_options)
             self._record(response)
             conversation.extend(response.messages)
             self.new_messages.extend(response.messages)
@@ -177,13 +189,15 @@ class _Turn:
             if held:
                 requests = approval_requests(held)
                 response.messages[-1].contents.extend(requests)
-                yield self._update(Message("assistant", requests, author_name=self.author_name))
+                if self.stream:
+                    yield self._update(Message("assistant", requests, author_name=self.author_name))
                 return
             batch = await self._invoke(calls)
             results_message = Message("tool", batch.results)
             conversation.append(results_message)
             self.new_messages.append(results_message)
-            yield self._update(results_message)
+            if self.stream:
+                yield self._update(results_message)
             if batch.terminate:
                 return
             consecutive_errors = consecutive_errors + 1 if batch.all_failed else 0
@@ -206,39 +220,48 @@ class _Turn:
         prompt = [Message("system", ["\n".join(instructions)])] if instructions else []
         return [*prompt, *history, *self.context.input_messages]
 
-    async def _call_model(
+    async def _call_model(self, messages: list[Message], options: ChatOptions) -> ChatResponse:
+        """One plain model call, through the agent's chat middleware."""
+        client = self.plan.client
+        middleware = self.plan.chat_middleware
+        if not middleware:
+            return await client.get_response(messages, options=options)
+        chat_context = ChatContext(client=client, messages=messages, options=options)
+
+        async def call(ctx: ChatContext) -> None:
+            ctx.result = await client.get_response(ctx.messages, options=ctx.options)
+
+        await run_pipeline(middleware, chat_context, call)
+        return chat_context.result
+
+    async def _stream_model(
         self, messages: list[Message], options: ChatOptions
     ) -> AsyncIterator[AgentResponseUpdate | ChatResponse]:
-        """Agent updates as they come, then the whole chat response last."""
+        """One streamed model call: agent updates as they come, then the folded response."""
         client = self.plan.client
         middleware = self.plan.chat_middleware
         if middleware:
             chat_context = ChatContext(
-                client=client, messages=messages, options=options, stream=self.stream
+                client=client, messages=messages, options=options, stream=True
             )
 
             async def call(ctx: ChatContext) -> None:
-                ctx.result = client.get_response(
-                    ctx.messages, stream=ctx.stream, options=ctx.options
-                )
-                if not ctx.stream:
-                    ctx.result = await ctx.result
+                ctx.result = client.get_response(ctx.messages, stream=True, options=ctx.options)
 
             await run_pipeline(middleware, chat_context, call)
             result: Any = chat_context.result
         else:
-            result = client.get_response(messages, stream=self.stream, options=options)
-            if not self.stream:
-                result = await result
-        if isinstance(result, ChatResponse):
+            result = client.get_response(messages, stream=True, options=options)
+        if isinstance(result, ChatResponse):  # middleware answered in place of the model
             for update in result.to_updates():
                 yield self._agent_update(update)
             yield result
             return
         updates: list[ChatResponseUpdate] = []
+        to_agent_update = self._agent_update
         async for update in result:
             updates.append(update)
-            yield self._agent_update(update)
+            yield to_agent_update(update)
         yield ChatResponse.from_updates(updates, response_format=options.get("response_format"))
 
     async def _invoke(self, calls: list[Content]) -> Any:
@@ -255,6 +278,8 @@ class _Turn:
         self.usage = add_usage_details(self.usage, response.usage_details)
         if response.response_id is not None:
             self.response_id = response.response_id
+        if response.created_at is not None:
+            self.created_at = response.created_at
         if response.finish_reason is not None:
             self.finish_reason = response.finish_reason
         for message in response.messages:
@@ -262,19 +287,8 @@ class _Turn:
                 message.author_name = self.author_name
 
     def _agent_update(self, update: ChatResponseUpdate) -> AgentResponseUpdate:
-        role = update.role
-        return AgentResponseUpdate(
-            contents=update.contents,
-            role=role,
-            author_name=update.author_name
-            or (self.author_name if role in (None, "assistant") else None),
-            agent_id=self.agent_id,
-            message_id=update.message_id,
-            response_id=update.response_id,
-            finish_reason=update.finish_reason,
-            created_at=update.created_at,
-            additional_properties=update.additional_properties,
-            raw_representation=update,
+        return AgentResponseUpdate.from_chat_update(
+            update, agent_id=self.agent_id, default_author=self.author_name
         )
 
     def _update(self, message: Message) -> AgentResponseUpdate:

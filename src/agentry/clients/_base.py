@@ -140,9 +140,15 @@ class BaseChatClient:
         chat_options: ChatOptions = options if options is not None else ChatOptions()
         response_format = chat_options.get("response_format")
         if stream:
+            if self.middleware:
+                updates = self._stream_with_middleware(message_list, chat_options, kwargs)
+            else:
+                updates = self._inner_get_streaming_response(
+                    messages=message_list, options=chat_options, **kwargs
+                )
             return ResponseStream(
-                self._stream_with_middleware(message_list, chat_options, kwargs),
-                lambda updates: ChatResponse.from_updates(updates, response_format=response_format),
+                updates,
+                lambda items: ChatResponse.from_updates(items, response_format=response_format),
             )
         return self._respond_with_middleware(message_list, chat_options, kwargs)
 
@@ -170,12 +176,6 @@ class BaseChatClient:
     async def _stream_with_middleware(
         self, messages: list[Message], options: ChatOptions, kwargs: dict[str, Any]
     ) -> AsyncIterator[ChatResponseUpdate]:
-        if not self.middleware:
-            async for update in self._inner_get_streaming_response(
-                messages=messages, options=options, **kwargs
-            ):
-                yield update
-            return
         context = ChatContext(
             client=self, messages=messages, options=options, stream=True, kwargs=kwargs
         )

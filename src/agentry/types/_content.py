@@ -5,11 +5,12 @@ from __future__ import annotations
 import base64
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal, TypedDict, cast
-
-from typing_extensions import Self
+from typing import TYPE_CHECKING, Any, Literal, TypedDict, cast
 
 from agentry.errors import ContentError, SerializationError
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 __all__ = ["Content", "ContentType", "UsageDetails", "add_usage_details"]
 

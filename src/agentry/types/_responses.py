@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterable, Iterable, Mapping, Sequence
-from typing import Any, ClassVar, TypeVar, cast
-
-from typing_extensions import Self
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, cast
 
 from agentry.errors import SerializationError, StructuredOutputError
 from agentry.types._content import Content, UsageDetails, add_usage_details
 from agentry.types._message import Message, to_contents
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 __all__ = [
     "AgentResponse",
@@ -198,6 +199,35 @@ class AgentResponseUpdate(_UpdateBase):
         )
         self.agent_id = agent_id
         self.finish_reason = finish_reason
+
+    @classmethod
+    def from_chat_update(
+        cls,
+        update: ChatResponseUpdate,
+        *,
+        agent_id: str | None = None,
+        default_author: str | None = None,
+    ) -> AgentResponseUpdate:
+        """The agent-level view of a chat update (sharing its contents).
+
+        Assistant updates without an author are attributed to `default_author`.
+        """
+        # Built field by field: this runs once per streamed chunk.
+        agent_update = cls.__new__(cls)
+        role = update.role
+        agent_update.contents = update.contents
+        agent_update.role = role
+        agent_update.author_name = update.author_name or (
+            default_author if role is None or role == "assistant" else None
+        )
+        agent_update.agent_id = agent_id
+        agent_update.message_id = update.message_id
+        agent_update.response_id = update.response_id
+        agent_update.finish_reason = update.finish_reason
+        agent_update.created_at = update.created_at
+        agent_update.additional_properties = update.additional_properties
+        agent_update.raw_representation = update
+        return agent_update
 
 
 class _ResponseBase:

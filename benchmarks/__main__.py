@@ -1,0 +1,5 @@
+"""`python -m benchmarks`: every benchmark, one line each."""
+
+from benchmarks import core
+
+core.main()

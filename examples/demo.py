@@ -1,0 +1,67 @@
+"""The main job: an agent with tools answers a question, offline, with no API key.
+
+Run with `make demo`. The agent runs on the scripted model double here; when the
+embedded local model is installed it is used instead.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import date
+from typing import Annotated
+
+from agentry import Agent, BaseChatClient, ChatOptions, Message, tool
+from agentry.clients.scripted import ScriptedChatClient
+
+CITY_TEMPERATURES = {"paris": 18, "oslo": 4, "cairo": 31}
+
+
+@tool
+def get_temperature(city: Annotated[str, "The city, such as Paris"]) -> str:
+    """Get today's temperature in a city, in degrees Celsius."""
+    degrees = CITY_TEMPERATURES.get(city.strip().lower())
+    if degrees is None:
+        return f"No reading for {city}."
+    return f"{degrees} degrees Celsius in {city} on {date.today():%A}."
+
+
+@tool
+def convert_to_fahrenheit(celsius: float) -> str:
+    """Convert a temperature from Celsius to Fahrenheit."""
+    return f"{celsius * 9 / 5 + 32:.1f} degrees Fahrenheit"
+
+
+def choose_client() -> BaseChatClient:
+    """The scripted model double, playing what a model would answer."""
+
+    def answer(messages: list[Message], options: ChatOptions) -> str:
+        result = messages[-1].contents[0].result
+        return f"It is {result}"
+
+    return ScriptedChatClient(
+        [ScriptedChatClient.function_call("get_temperature", {"city": "Paris"}), answer]
+    )
+
+
+async def main() -> None:
+    agent = Agent(
+        client=choose_client(),
+        name="weather",
+        instructions="You answer questions about the weather. Use the tools.",
+        tools=[get_temperature, convert_to_fahrenheit],
+    )
+    question = "How warm is it in Paris today?"
+    print(f"user: {question}")
+    print("weather: ", end="", flush=True)
+    async for update in agent.run(question, stream=True):
+        for content in update.contents:
+            if content.type == "function_call":
+                print(f"[calling {content.name}({content.arguments})] ", end="", flush=True)
+            elif content.type == "function_result":
+                print(f"[got: {content.result}] ", end="", flush=True)
+        print(update.text, end="", flush=True)
+    print()
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

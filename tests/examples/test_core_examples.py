@@ -1,0 +1,33 @@
+"""Every example runs; the main ones are also checked for what they print."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def _run(name: str) -> str:
+    completed = subprocess.run(
+        [sys.executable, str(EXAMPLES / name)], capture_output=True, text=True, timeout=300
+    )
+    assert completed.returncode == 0, completed.stderr
+    return completed.stdout
+
+
+def test_demo_answers_with_a_tool() -> None:
+    out = _run("demo.py")
+    assert "[calling get_temperature" in out
+    assert "18 degrees Celsius in Paris" in out
+
+
+def test_approval_example() -> None:
+    out = _run("approval.py")
+    assert "approve send_email" in out
+    assert out.strip().endswith("The email is on its way.")
+
+
+def test_middleware_and_sessions_example() -> None:
+    out = _run("middleware_and_sessions.py")
+    assert "tool remember{'fact': 'Ada likes tea'} -> noted: Ada likes tea" in out
+    assert "< You like tea." in out

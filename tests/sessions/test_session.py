@@ -1,0 +1,95 @@
+from typing import Any
+
+import pytest
+from pydantic import BaseModel
+
+from agentry import (
+    Agent,
+    AgentSession,
+    ContextProvider,
+    Message,
+    SessionContext,
+    register_state_type,
+    tool,
+)
+from agentry.clients.scripted import ScriptedChatClient
+from agentry.errors import SerializationError, SessionError
+
+
+async def test_a_session_survives_to_dict_and_keeps_its_history() -> None:
+    client = ScriptedChatClient(["Hello Ada.", "You are Ada."])
+    agent = Agent(client=client)
+    session = agent.create_session()
+    await agent.run("I am Ada.", session=session)
+    restored = AgentSession.from_dict(session.to_dict())
+    assert restored.session_id == session.session_id
+    await agent.run("Who am I?", session=restored)
+    assert [m.text for m in client.calls[1].messages] == ["I am Ada.", "Hello Ada.", "Who am I?"]
+
+
+def test_a_session_from_a_newer_version_is_refused_clearly() -> None:
+    data = AgentSession().to_dict()
+    data["version"] = 99
+    with pytest.raises(SessionError, match="newer than this agentry understands"):
+        AgentSession.from_dict(data)
+
+
+def test_malformed_session_dicts_are_refused() -> None:
+    with pytest.raises(SessionError, match="non-empty 'session_id'"):
+        AgentSession.from_dict({"version": 1, "state": {}})
+    with pytest.raises(SessionError, match="'state' must be an object"):
+        AgentSession.from_dict({"session_id": "s", "state": [1]})
+
+
+def test_unknown_state_types_are_refused_both_ways() -> None:
+    session = AgentSession(state={"when": object()})
+    with pytest.raises(SerializationError, match=r"state\.when holds a object"):
+        session.to_dict()
+    forged = {"session_id": "s", "state": {"x": {"__agentry_type__": "os.system", "value": "rm"}}}
+    with pytest.raises(SessionError, match=r"unregistered type 'os\.system'"):
+        AgentSession.from_dict(forged)
+
+
+class Preferences(BaseModel):
+    colour: str
+
+
+def test_registered_types_round_trip() -> None:
+    register_state_type(Preferences)
+    session = AgentSession(state={"prefs": Preferences(colour="blue"), "n": [1, {"a": None}]})
+    restored = AgentSession.from_dict(session.to_dict())
+    assert restored.state == {"prefs": Preferences(colour="blue"), "n": [1, {"a": None}]}
+
+
+@tool
+def clock() -> str:
+    """The time."""
+    return "09:00"
+
+
+class ClockProvider(ContextProvider):
+    async def before_run(
+        self, *, agent: Any, session: AgentSession, context: SessionContext, state: dict[str, Any]
+    ) -> None:
+        context.extend_instructions(self.source_id, "Mention the time.")
+        context.extend_messages(self.source_id, [Message("user", ["(it is morning)"])])
+        context.extend_tools(self.source_id, [clock])
+        state["runs"] = state.get("runs", 0) + 1
+
+    async def after_run(
+        self, *, agent: Any, session: AgentSession, context: SessionContext, state: dict[str, Any]
+    ) -> None:
+        assert context.response is not None
+        state["last_answer"] = context.response.text
+
+
+async def test_context_providers_add_instructions_messages_and_tools() -> None:
+    client = ScriptedChatClient(["Good morning."])
+    agent = Agent(client=client, instructions="Be kind.", context_providers=[ClockProvider()])
+    session = agent.create_session()
+    await agent.run("Hi", session=session)
+    call = client.calls[0]
+    assert call.messages[0].text == "Be kind.\nMention the time."
+    assert [m.text for m in call.messages[1:]] == ["(it is morning)", "Hi"]
+    assert call.tool_names == ["clock"]
+    assert session.state["ClockProvider"] == {"runs": 1, "last_answer": "Good morning."}

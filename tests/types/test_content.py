@@ -1,0 +1,97 @@
+import pytest
+
+from agentry import Content
+from agentry.errors import ContentError, SerializationError
+
+
+def test_text_content_round_trips_through_json() -> None:
+    content = Content.from_text("hello", additional_properties={"lang": "en"})
+    assert Content.from_dict(content.to_dict()) == content
+    assert content.to_dict() == {
+        "type": "text",
+        "text": "hello",
+        "additional_properties": {"lang": "en"},
+    }
+
+
+def test_function_call_arguments_accept_dict_or_json_string() -> None:
+    from_dict = Content.from_function_call(call_id="1", name="add", arguments={"a": 1})
+    from_text = Content.from_function_call(call_id="1", name="add", arguments='{"a": 1}')
+    assert from_dict.parse_arguments() == from_text.parse_arguments() == {"a": 1}
+
+
+def test_malformed_function_arguments_raise_a_clear_error() -> None:
+    call = Content.from_function_call(call_id="1", name="add", arguments='{"a": ')
+    with pytest.raises(ContentError, match="arguments of the call to 'add' are not valid JSON"):
+        call.parse_arguments()
+
+
+def test_arguments_that_are_not_an_object_are_rejected() -> None:
+    call = Content.from_function_call(call_id="1", name="add", arguments="[1, 2]")
+    with pytest.raises(ContentError, match="must be a JSON object"):
+        call.parse_arguments()
+
+
+def test_data_content_keeps_bytes_as_a_data_uri() -> None:
+    content = Content.from_data(b"\x89PNG", media_type="image/png")
+    assert content.type == "data"
+    assert content.uri is not None
+    assert content.uri.startswith("data:image/png;base64,")
+    assert content.get_data_bytes() == b"\x89PNG"
+    assert Content.from_dict(content.to_dict()).get_data_bytes() == b"\x89PNG"
+
+
+def test_from_uri_recognises_data_uris() -> None:
+    assert Content.from_uri("data:text/plain;base64,aGk=").type == "data"
+    web = Content.from_uri("https://example.com/cat.png", media_type="image/png")
+    assert (web.type, web.media_type) == ("uri", "image/png")
+
+
+def test_approval_request_answers_with_a_response_for_the_same_call() -> None:
+    call = Content.from_function_call(call_id="c1", name="delete", arguments={"path": "x"})
+    request = Content.from_function_approval_request(id="c1", function_call=call)
+    assert request.user_input_request
+    answer = request.to_function_approval_response(approved=False)
+    assert answer.type == "function_approval_response"
+    assert answer.approved is False
+    assert answer.function_call == call
+    assert Content.from_dict(answer.to_dict()) == answer
+
+
+def test_only_approval_requests_can_be_answered() -> None:
+    with pytest.raises(ContentError, match="needs a function_approval_request"):
+        Content.from_text("hi").to_function_approval_response(approved=True)
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        Content.from_text_reasoning("thinking", protected_data="opaque"),
+        Content.from_error("rate limited", error_code="429"),
+        Content.from_usage({"input_token_count": 3, "output_token_count": 4}),
+        Content.from_function_result(call_id="1", result={"temperature": 21, "unit": "C"}),
+        Content.from_uri("https://example.com/a.pdf", media_type="application/pdf"),
+    ],
+)
+def test_every_content_kind_round_trips(content: Content) -> None:
+    assert Content.from_dict(content.to_dict()) == content
+
+
+def test_unknown_content_type_is_a_serialization_error() -> None:
+    with pytest.raises(SerializationError, match="unknown content type 'video'"):
+        Content.from_dict({"type": "video"})
+
+
+def test_unknown_fields_are_refused_instead_of_dropped() -> None:
+    with pytest.raises(SerializationError, match="unknown content fields"):
+        Content.from_dict({"type": "text", "text": "a", "colour": "red"})
+
+
+def test_streamed_text_and_call_arguments_merge() -> None:
+    first = Content.from_text("Hel")
+    assert first.can_merge(Content.from_text("lo"))
+    assert first.merge(Content.from_text("lo")).text == "Hello"
+    call = Content.from_function_call(call_id="1", name="add", arguments='{"a"')
+    rest = Content.from_function_call(call_id="1", name="add", arguments=": 2}")
+    assert call.merge(rest).parse_arguments() == {"a": 2}
+    assert not call.can_merge(Content.from_function_call(call_id="2", name="add"))
