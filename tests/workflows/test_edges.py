@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import AsyncIterable, Sequence
 from typing import Any
 
 import pytest
@@ -16,6 +16,14 @@ from agentry.workflows import (
     WorkflowEvent,
     executor,
 )
+
+
+async def collect(
+    stream: AsyncIterable[WorkflowEvent[Any]], into: list[WorkflowEvent[Any]]
+) -> None:
+    """Gather a stream's events into `into` (kept even when the stream raises)."""
+    async for event in stream:
+        into.append(event)
 
 
 def collector(name: str) -> FunctionExecutor:
@@ -57,7 +65,9 @@ async def test_async_conditions_are_awaited() -> None:
         return n % 2 == 0
 
     start, even = forwarder("start"), collector("even")
-    workflow = WorkflowBuilder(start_executor=start).add_edge(start, even, condition=is_even).build()
+    workflow = (
+        WorkflowBuilder(start_executor=start).add_edge(start, even, condition=is_even).build()
+    )
     assert (await workflow.run(4)).get_outputs() == ["even:4"]
     result = await workflow.run(5)
     assert result.get_outputs() == []
@@ -80,7 +90,7 @@ async def test_fan_out_delivers_to_every_target_in_one_superstep() -> None:
 
 async def test_fan_out_with_a_selection_function_picks_targets() -> None:
     def pick(n: int, target_ids: list[str]) -> Sequence[str]:
-        return target_ids[: n]
+        return target_ids[:n]
 
     start = forwarder("start")
     targets = [collector(f"t{i}") for i in range(3)]
@@ -111,8 +121,7 @@ async def test_a_selection_naming_an_unknown_target_fails_the_run() -> None:
     )
     events: list[WorkflowEvent[Any]] = []
     with pytest.raises(ExecutorFailedException, match=r"chose 'nope', which is not one of its"):
-        async for event in workflow.run(1, stream=True):
-            events.append(event)
+        await collect(workflow.run(1, stream=True), events)
     failed = [e for e in events if e.type == "failed"]
     assert len(failed) == 1
     assert failed[0].details is not None
@@ -205,7 +214,9 @@ async def test_fan_in_waits_for_sources_that_arrive_in_later_supersteps() -> Non
 async def test_chain_connects_in_order() -> None:
     stages = [forwarder(f"s{i}") for i in range(4)]
     end = collector("end")
-    result = await WorkflowBuilder(start_executor=stages[0]).add_chain([*stages, end]).build().run(9)
+    result = (
+        await WorkflowBuilder(start_executor=stages[0]).add_chain([*stages, end]).build().run(9)
+    )
     assert result.get_outputs() == ["end:9"]
     assert [e.executor_id for e in result if e.type == "executor_invoked"] == [
         "s0",
@@ -240,7 +251,9 @@ async def test_typed_routing_delivers_only_to_targets_that_accept_the_type() -> 
     async def texts(text: str, ctx: WorkflowContext[Never, str]) -> None:
         await ctx.yield_output(f"text {text}")
 
-    workflow = WorkflowBuilder(start_executor=start).add_fan_out_edges(start, [numbers, texts]).build()
+    workflow = (
+        WorkflowBuilder(start_executor=start).add_fan_out_edges(start, [numbers, texts]).build()
+    )
     result = await workflow.run(3)
     assert sorted(result.get_outputs()) == ["number 3", "text 3"]
     assert [e for e in result if e.type == "warning"] == []

@@ -95,9 +95,7 @@ class Router(Executor):
         ([1, "mixed"], "any"),
     ],
 )
-async def test_messages_reach_the_handler_of_the_closest_type(
-    message: Any, expected: str
-) -> None:
+async def test_messages_reach_the_handler_of_the_closest_type(message: Any, expected: str) -> None:
     router = Router()
     workflow = WorkflowBuilder(start_executor=router).build()
     await workflow.run(message)
@@ -151,7 +149,7 @@ def test_an_executor_without_handlers_is_refused() -> None:
 def test_a_handler_without_a_message_annotation_is_refused() -> None:
     class Unannotated(Executor):
         @handler
-        async def stage(self, text, ctx: WorkflowContext) -> None:  # type: ignore[no-untyped-def]  # noqa: ANN001  # pyright: ignore[reportMissingParameterType, reportUnknownParameterType]
+        async def stage(self, text, ctx: WorkflowContext) -> None:  # type: ignore[no-untyped-def]  # pyright: ignore[reportMissingParameterType, reportUnknownParameterType]
             pass
 
     with pytest.raises(TypeError, match="needs a type annotation on its message parameter 'text'"):

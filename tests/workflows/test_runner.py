@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterable
 from typing import Any
 
 import pytest
@@ -17,6 +18,14 @@ from agentry.workflows import (
     WorkflowRunState,
     executor,
 )
+
+
+async def collect(
+    stream: AsyncIterable[WorkflowEvent[Any]], into: list[WorkflowEvent[Any]]
+) -> None:
+    """Gather a stream's events into `into` (kept even when the stream raises)."""
+    async for event in stream:
+        into.append(event)
 
 
 def forwarder(name: str) -> FunctionExecutor:
@@ -146,15 +155,16 @@ async def test_an_executor_that_raises_fails_the_run_with_events_naming_it() -> 
     start = forwarder("start")
     workflow = WorkflowBuilder(start_executor=start).add_edge(start, broken).build()
 
-    with pytest.raises(ExecutorFailedException, match="executor 'broken' failed: ValueError") as caught:
+    with pytest.raises(
+        ExecutorFailedException, match="executor 'broken' failed: ValueError"
+    ) as caught:
         await workflow.run(1)
     assert caught.value.executor_id == "broken"
     assert isinstance(caught.value.__cause__, ValueError)
 
     events: list[WorkflowEvent[Any]] = []
     with pytest.raises(ExecutorFailedException):
-        async for event in workflow.run(1, stream=True):
-            events.append(event)
+        await collect(workflow.run(1, stream=True), events)
     failed_executor = [e for e in events if e.type == "executor_failed"]
     assert len(failed_executor) == 1
     assert failed_executor[0].executor_id == "broken"
@@ -182,7 +192,9 @@ async def test_other_executors_of_the_failing_superstep_still_finish() -> None:
         finished.append("fine")
 
     start = forwarder("start")
-    workflow = WorkflowBuilder(start_executor=start).add_fan_out_edges(start, [broken, fine]).build()
+    workflow = (
+        WorkflowBuilder(start_executor=start).add_fan_out_edges(start, [broken, fine]).build()
+    )
     with pytest.raises(ExecutorFailedException, match="'broken'"):
         await workflow.run(0)
     assert finished == ["fine"]
@@ -211,8 +223,7 @@ async def test_the_superstep_limit_stops_endless_loops() -> None:
 
     events: list[WorkflowEvent[Any]] = []
     with pytest.raises(WorkflowConvergenceException):
-        async for event in workflow.run(0, stream=True):
-            events.append(event)
+        await collect(workflow.run(0, stream=True), events)
     assert len([e for e in events if e.type == "superstep_completed"]) == 5
     assert events[-2].type == "failed"
     assert events[-2].details is not None
@@ -229,7 +240,9 @@ async def test_shared_state_is_seen_by_later_executors() -> None:
     @executor
     async def reader(n: int, ctx: WorkflowContext[Never, Any]) -> None:
         ctx.delete_state("temp")
-        await ctx.yield_output((ctx.get_state("seen"), ctx.has_state("temp"), ctx.get_state("x", 0)))
+        await ctx.yield_output(
+            (ctx.get_state("seen"), ctx.has_state("temp"), ctx.get_state("x", 0))
+        )
 
     workflow = WorkflowBuilder(start_executor=writer).add_edge(writer, reader).build()
     assert (await workflow.run(3)).get_outputs() == [([3], False, 0)]
@@ -313,7 +326,9 @@ async def test_one_run_at_a_time() -> None:
 
 async def test_the_input_must_fit_the_start_executor() -> None:
     workflow = WorkflowBuilder(start_executor=forwarder("start")).build()
-    with pytest.raises(WorkflowRunnerException, match=r"has no handler for a str input; it accepts \['int'\]"):
+    with pytest.raises(
+        WorkflowRunnerException, match=r"has no handler for a str input; it accepts \['int'\]"
+    ):
         await workflow.run("text")
 
 

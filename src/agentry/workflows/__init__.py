@@ -67,7 +67,8 @@ from agentry.workflows._file_checkpoint import FileCheckpointStorage
 from agentry.workflows._function_executor import FunctionExecutor, executor
 from agentry.workflows._handlers import handler, response_handler
 from agentry.workflows._result import WorkflowRunResult
-from agentry.workflows._sql_checkpoint import SQLCheckpointStorage, SQLiteCheckpointStorage
+from agentry.workflows._sql_checkpoint import SQLCheckpointStorage
+from agentry.workflows._sqlite_checkpoint import SQLiteCheckpointStorage
 from agentry.workflows._sub_workflow import WorkflowExecutor
 from agentry.workflows._validation import validate_workflow_graph
 from agentry.workflows._viz import WorkflowViz

@@ -1,15 +1,13 @@
-"""`SQLCheckpointStorage` and `SQLiteCheckpointStorage`: checkpoints in a SQL database.
+"""`SQLCheckpointStorage`: checkpoints in any SQL database SQLAlchemy's asyncio engine reaches.
 
-Built on SQLAlchemy's asyncio engine (a core dependency), so the same storage serves a
-SQLite file on one machine and PostgreSQL (`postgresql+asyncpg://...`) beyond. Each save is
-one transaction: a crash mid-save rolls back, and older checkpoints are never touched.
+Use it for PostgreSQL (`postgresql+asyncpg://...`) and other servers; the embedded default,
+`SQLiteCheckpointStorage`, keeps the same table in a SQLite file without SQLAlchemy. Each
+save is one transaction: a crash mid-save rolls back, and older checkpoints are never touched.
 """
 
 from __future__ import annotations
 
 import asyncio
-import os
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agentry.workflows._checkpoint import (
@@ -23,7 +21,7 @@ if TYPE_CHECKING:
     from sqlalchemy import Table
     from sqlalchemy.ext.asyncio import AsyncEngine
 
-__all__ = ["SQLCheckpointStorage", "SQLiteCheckpointStorage"]
+__all__ = ["SQLCheckpointStorage"]
 
 
 class SQLCheckpointStorage(CheckpointStorage):
@@ -166,22 +164,3 @@ class SQLCheckpointStorage(CheckpointStorage):
         """Release the database connections (only those of an engine it created)."""
         if self._engine is not None and self._url is not None:
             await self._engine.dispose()
-
-
-class SQLiteCheckpointStorage(SQLCheckpointStorage):
-    """:class:`SQLCheckpointStorage` on a SQLite file: the durable default.
-
-    Args:
-        path: The database file (created with its directory when missing).
-
-    Example:
-        >>> storage = SQLiteCheckpointStorage(".agentry/checkpoints.db")
-    """
-
-    def __init__(
-        self, path: str | os.PathLike[str], *, table_name: str = "agentry_workflow_checkpoints"
-    ) -> None:
-        file = Path(path)
-        file.parent.mkdir(parents=True, exist_ok=True)
-        super().__init__(f"sqlite+aiosqlite:///{file}", table_name=table_name)
-        self.path = file
