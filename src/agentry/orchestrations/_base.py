@@ -60,8 +60,7 @@ class Orchestrator:
         for agent in participants:
             if not is_agent(agent):
                 raise TypeError(
-                    f"participants must be agents (with run() and create_session()), not "
-                    f"{agent!r}"
+                    f"participants must be agents (with run() and create_session()), not {agent!r}"
                 )
             name = participant_name(agent)
             if name in self._reserved_ids:

@@ -77,7 +77,9 @@ class ConcurrentOrchestrator(Orchestrator):
     def with_aggregator(self, aggregator: Aggregator) -> ConcurrentOrchestrator:
         """Combine the replies with `aggregator` instead of `last_messages`."""
         if not callable(aggregator):
-            raise TypeError(f"aggregator must be a function of list[AgentReply], not {aggregator!r}")
+            raise TypeError(
+                f"aggregator must be a function of list[AgentReply], not {aggregator!r}"
+            )
         self.aggregator = aggregator
         return self
 

@@ -15,8 +15,8 @@ from agentry.orchestrations._participants import (
     ParticipantExecutor,
     is_agent,
 )
-from agentry.orchestrations._termination import MaxRounds, as_termination
-from agentry.types import AgentResponse, Message
+from agentry.orchestrations._termination import as_termination
+from agentry.types import Message
 from agentry.workflows import Workflow, WorkflowBuilder, WorkflowContext, WorkflowEvent, handler
 
 if TYPE_CHECKING:
@@ -46,7 +46,7 @@ class GroupChatState:
     last_speaker: str | None = None
 
 
-SpeakerSelector = Callable[[GroupChatState], "str | None | Awaitable[str | None]"]
+SpeakerSelector = Callable[[GroupChatState], "str | Awaitable[str | None] | None"]
 """Picks the next speaker's name, or None to end the chat; may be a coroutine function."""
 
 
@@ -206,9 +206,6 @@ class _AgentSelector:
         )
         prompt = _SELECTION_PROMPT.format(participants=listing, names=", ".join(state.participants))
         messages = [*state.conversation, Message("user", [prompt])]
-        response = await cast(
-            Awaitable[AgentResponse],
-            self.agent.run(messages, options={"response_format": SpeakerChoice}),
-        )
+        response = await self.agent.run(messages, options={"response_format": SpeakerChoice})
         choice = cast(SpeakerChoice, response.value)
         return choice.next_speaker or None

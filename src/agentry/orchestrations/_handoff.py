@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from agentry.middleware import FunctionInvocationContext
 from agentry.orchestrations._base import Orchestrator
@@ -15,6 +15,7 @@ from agentry.orchestrations._participants import (
     AgentReply,
     AgentTurn,
     ParticipantExecutor,
+    is_agent,
     participant_name,
 )
 from agentry.orchestrations._termination import as_termination
@@ -149,9 +150,9 @@ class HandoffOrchestrator(Orchestrator):
     ) -> HandoffOrchestrator:
         """Let `source` hand over to `targets`. Once any handoff is added, agents may hand
         over only along the handoffs added."""
-        many: Sequence[Any] = (
-            targets if isinstance(targets, (list, tuple)) else [targets]  # pyright: ignore[reportUnknownVariableType]
-        )
+        many: list[Any] = [targets] if isinstance(targets, str) or is_agent(targets) else []
+        if not many:
+            many = list(cast("Sequence[Any]", targets))
         routes = self.handoffs.setdefault(_name_of(source), [])
         for target in many:
             name = _name_of(target)
@@ -236,7 +237,8 @@ class _HandoffParticipant(ParticipantExecutor):
         return FunctionTool(
             func=hand_over,
             name=handoff_tool_name(target),
-            description=f"Hand the conversation over to {target}" + (f": {about}" if about else "."),
+            description=f"Hand the conversation over to {target}"
+            + (f": {about}" if about else "."),
         )
 
     async def run_turn(

@@ -33,9 +33,7 @@ class ConversationLoop(ConversationStart):
         termination: The condition checked after every agent turn.
     """
 
-    def __init__(
-        self, id: str, participants: list[str], termination: TerminationCondition
-    ) -> None:
+    def __init__(self, id: str, participants: list[str], termination: TerminationCondition) -> None:
         self.participants = participants
         self.termination = termination
         self.conversation: list[Message] = []

@@ -3,11 +3,11 @@ turning the run's input into a conversation."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
-from agentry.types import AgentResponse, AgentResponseUpdate, Message, ResponseStream
+from agentry.types import AgentResponse, AgentResponseUpdate, Message
 from agentry.workflows import Executor, WorkflowContext, WorkflowEvent, handler
 
 if TYPE_CHECKING:
@@ -159,19 +159,14 @@ class ParticipantExecutor(Executor):
         tools = self.turn_tools()
         kwargs: dict[str, Any] = {"tools": tools} if tools else {}
         if ctx.is_streaming:
-            stream = cast(
-                ResponseStream[AgentResponseUpdate, AgentResponse],
-                self.agent.run(list(conversation), stream=True, **kwargs),
-            )
+            stream = self.agent.run(list(conversation), stream=True, **kwargs)
             async for update in stream:
                 if update.author_name is None:
                     update.author_name = self.name
                 await ctx.yield_output(update)
             response = await stream.get_final_response()
         else:
-            response = await cast(
-                Awaitable[AgentResponse], self.agent.run(list(conversation), **kwargs)
-            )
+            response = await self.agent.run(list(conversation), **kwargs)
             await ctx.yield_output(response)
         new = shareable_messages(response.messages, self.name)
         return AgentReply(self.name, new, [*conversation, *new])

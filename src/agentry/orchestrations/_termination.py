@@ -134,7 +134,9 @@ class PredicateTermination(TerminationCondition):
         reason: The reason to report (default: one naming the predicate).
     """
 
-    def __init__(self, predicate: Callable[[TerminationContext], Any], *, reason: str | None = None):
+    def __init__(
+        self, predicate: Callable[[TerminationContext], Any], *, reason: str | None = None
+    ):
         if not callable(predicate):
             raise TypeError(f"PredicateTermination needs a function, not {predicate!r}")
         self.predicate = predicate
