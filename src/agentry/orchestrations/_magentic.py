@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
@@ -319,7 +320,7 @@ class _MagenticManager(ConversationLoop):
 
     async def finish(self, ctx: WorkflowContext[Any, Any]) -> None:
         text = cast(str, await self._ask(FINAL_ANSWER_PROMPT.format(task=self.task), None))
-        answer = Message("assistant", [text], author_name=self.author)
+        answer = Message("assistant", [text], author_name=self.author, message_id=uuid.uuid4().hex)
         self.conversation.append(answer)
         await ctx.yield_output([answer])
 

@@ -3,6 +3,7 @@ turning the run's input into a conversation."""
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -105,7 +106,8 @@ def shareable_messages(messages: Sequence[Message], author: str) -> list[Message
                 message.role,
                 contents,
                 author_name=message.author_name or author,
-                message_id=message.message_id,
+                # an id keeps consecutive messages apart when they are streamed as updates
+                message_id=message.message_id or uuid.uuid4().hex,
             )
         )
     return shared
