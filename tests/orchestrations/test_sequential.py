@@ -79,7 +79,7 @@ async def test_streaming_shows_who_speaks_and_their_updates() -> None:
     updates: list[tuple[str | None, str]] = []
     async for event in workflow.run("Go.", stream=True):
         if event.type == AGENT_TURN_EVENT:
-            speakers.append(event.data)
+            speakers.append(str(event.data))
         elif event.type == "intermediate":
             assert isinstance(event.data, AgentResponseUpdate)
             updates.append((event.executor_id, event.data.text))

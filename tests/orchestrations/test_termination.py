@@ -81,6 +81,14 @@ async def test_or_stops_on_either_and_and_needs_both() -> None:
     assert both.check(context("DONE", rounds=5)) == reason
 
 
+def test_numbers_and_functions_combine_too() -> None:
+    combined = 3 | KeywordTermination("x")
+    assert combined.check(context("no", rounds=3)) == "reached the limit of 3 rounds"
+    both = KeywordTermination("x") & (lambda ctx: ctx.rounds > 1)  # pyright: ignore[reportUnknownLambdaType, reportUnknownMemberType]
+    assert both.check(context("x", rounds=1)) is None
+    assert both.check(context("x", rounds=2)) is not None
+
+
 def test_combinations_flatten() -> None:
     combined = MaxRounds(1) | MaxRounds(2) | MaxRounds(3)
     assert isinstance(combined, AnyOf)
@@ -93,7 +101,7 @@ def test_as_termination_accepts_numbers_and_functions() -> None:
     condition = MaxRounds(1)
     assert as_termination(condition) is condition
     with pytest.raises(TypeError, match="termination must be"):
-        as_termination("soon")
+        as_termination("soon")  # type: ignore[arg-type]  # pyright: ignore[reportArgumentType]
 
 
 def test_a_subclass_must_implement_check() -> None:

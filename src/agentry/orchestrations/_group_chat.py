@@ -15,7 +15,7 @@ from agentry.orchestrations._participants import (
     ParticipantExecutor,
     is_agent,
 )
-from agentry.orchestrations._termination import as_termination
+from agentry.orchestrations._termination import TerminationLike, as_termination
 from agentry.types import Message
 from agentry.workflows import Workflow, WorkflowBuilder, WorkflowContext, WorkflowEvent, handler
 
@@ -94,7 +94,7 @@ class GroupChatOrchestrator(Orchestrator):
         participants: Sequence[SupportsAgentRun] = (),
         *,
         manager: SpeakerSelector | SupportsAgentRun | None = None,
-        termination: Any = None,
+        termination: TerminationLike | None = None,
         name: str | None = None,
         description: str | None = None,
         checkpoint_storage: CheckpointStorage | None = None,
@@ -116,7 +116,7 @@ class GroupChatOrchestrator(Orchestrator):
         self.manager = manager
         return self
 
-    def with_termination(self, termination: Any) -> GroupChatOrchestrator:
+    def with_termination(self, termination: TerminationLike) -> GroupChatOrchestrator:
         """Stop when `termination` holds (a condition, a predicate or a number of rounds)."""
         self.termination = as_termination(termination)
         return self

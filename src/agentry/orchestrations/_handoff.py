@@ -18,7 +18,7 @@ from agentry.orchestrations._participants import (
     is_agent,
     participant_name,
 )
-from agentry.orchestrations._termination import as_termination
+from agentry.orchestrations._termination import TerminationLike, as_termination
 from agentry.tools import FunctionTool
 from agentry.types import Message
 from agentry.workflows import (
@@ -120,7 +120,7 @@ class HandoffOrchestrator(Orchestrator):
         *,
         start_agent: AgentOrName | None = None,
         handoffs: Mapping[AgentOrName, Sequence[AgentOrName]] | None = None,
-        termination: Any = None,
+        termination: TerminationLike | None = None,
         interactive: bool = True,
         name: str | None = None,
         description: str | None = None,
@@ -160,7 +160,7 @@ class HandoffOrchestrator(Orchestrator):
                 routes.append(name)
         return self
 
-    def with_termination(self, termination: Any) -> HandoffOrchestrator:
+    def with_termination(self, termination: TerminationLike) -> HandoffOrchestrator:
         """Stop when `termination` holds (a condition, a predicate or a number of turns)."""
         self.termination = as_termination(termination)
         return self

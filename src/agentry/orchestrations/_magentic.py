@@ -23,7 +23,7 @@ from agentry.orchestrations._participants import (
     is_agent,
     participant_name,
 )
-from agentry.orchestrations._termination import as_termination
+from agentry.orchestrations._termination import TerminationLike, as_termination
 from agentry.types import Message
 from agentry.workflows import (
     Workflow,
@@ -135,7 +135,7 @@ class MagenticOrchestrator(Orchestrator):
         participants: Sequence[SupportsAgentRun] = (),
         *,
         manager: SupportsAgentRun | None = None,
-        termination: Any = None,
+        termination: TerminationLike | None = None,
         max_stall_count: int = 3,
         max_reset_count: int = 2,
         enable_plan_review: bool = False,
@@ -169,7 +169,7 @@ class MagenticOrchestrator(Orchestrator):
         self.manager = manager
         return self
 
-    def with_termination(self, termination: Any) -> MagenticOrchestrator:
+    def with_termination(self, termination: TerminationLike) -> MagenticOrchestrator:
         """Stop when `termination` holds (a condition, a predicate or a number of turns)."""
         self.termination = as_termination(termination)
         return self

@@ -9,7 +9,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Union
 
 from agentry.types import Message
 
@@ -21,6 +21,7 @@ __all__ = [
     "PredicateTermination",
     "TerminationCondition",
     "TerminationContext",
+    "TerminationLike",
     "as_termination",
 ]
 
@@ -46,8 +47,15 @@ class TerminationContext:
         return self.conversation[-1] if self.conversation else None
 
 
+TerminationLike = Union["TerminationCondition", int, Callable[["TerminationContext"], Any]]
+"""A termination condition, a number of rounds (`MaxRounds`), or a predicate."""
+
+
 class TerminationCondition:
     """Decides when an orchestration stops. Subclasses implement `check`.
+
+    Combine conditions with `|` and `&`; a number stands for `MaxRounds`, a function for
+    a `PredicateTermination`.
 
     Example:
         >>> stop = MaxRounds(6) | KeywordTermination("DONE")
@@ -63,11 +71,17 @@ class TerminationCondition:
         """The reason to stop, or None to go on."""
         raise NotImplementedError(f"{type(self).__name__} must implement check()")
 
-    def __or__(self, other: TerminationCondition) -> TerminationCondition:
-        return AnyOf([self, other])
+    def __or__(self, other: TerminationLike) -> TerminationCondition:
+        return AnyOf([self, as_termination(other)])
 
-    def __and__(self, other: TerminationCondition) -> TerminationCondition:
-        return AllOf([self, other])
+    def __ror__(self, other: TerminationLike) -> TerminationCondition:
+        return AnyOf([as_termination(other), self])
+
+    def __and__(self, other: TerminationLike) -> TerminationCondition:
+        return AllOf([self, as_termination(other)])
+
+    def __rand__(self, other: TerminationLike) -> TerminationCondition:
+        return AllOf([as_termination(other), self])
 
 
 class MaxRounds(TerminationCondition):
@@ -217,7 +231,7 @@ def _flatten(
     return flat
 
 
-def as_termination(value: Any) -> TerminationCondition:
+def as_termination(value: TerminationLike) -> TerminationCondition:
     """A `TerminationCondition` from a condition, a function of the context, or an int.
 
     An int `n` means `MaxRounds(n)`; a function becomes a `PredicateTermination`.
