@@ -102,13 +102,17 @@ class Collect(Executor):
         self.total_seen = state["total_seen"]
 
 
+def by_parity(item: Item, target_ids: list[str]) -> list[str]:
+    return [target_ids[item.index % 2]]
+
+
 def build(crash_at: tuple[int, int] | None) -> Workflow:
     split = Split(id="split")
     even, odd = Worker("even", None), Worker("odd", crash_at)
     collect = Collect()
     return (
         WorkflowBuilder(name=NAME, start_executor=split)
-        .add_multi_selection_edge_group(split, [even, odd], lambda item, ids: [ids[item.index % 2]])
+        .add_multi_selection_edge_group(split, [even, odd], by_parity)
         .add_fan_in_edges([even, odd], collect)
         .add_edge(collect, split)
         .build()

@@ -65,6 +65,30 @@ async def test_chained_agents_see_the_whole_conversation() -> None:
     ]
 
 
+async def test_agents_in_a_loop_get_only_what_they_have_not_seen() -> None:
+    writer_client = ScriptedChatClient(["Draft 1.", "Draft 2."])
+    reviewer_client = ScriptedChatClient(["Shorter, please.", "Approved."])
+    writer = writer_client.as_agent(name="writer")
+    reviewer = reviewer_client.as_agent(name="reviewer")
+
+    def needs_work(response: AgentExecutorResponse) -> bool:
+        return response.agent_response.text != "Approved."
+
+    workflow = (
+        WorkflowBuilder(start_executor=writer, output_from=[finish])
+        .add_edge(writer, reviewer)
+        .add_edge(reviewer, writer, condition=needs_work)
+        .add_edge(reviewer, finish, condition=lambda r: not needs_work(r))
+        .build()
+    )
+    result = await workflow.run("write")
+    assert result.get_outputs() == ["reviewer said: Approved."]
+    second_review = reviewer_client.calls[1].messages
+    assert [m.text for m in second_review] == ["write", "Draft 1.", "Shorter, please.", "Draft 2."]
+    second_draft = writer_client.calls[1].messages
+    assert [m.text for m in second_draft] == ["write", "Draft 1.", "Shorter, please."]
+
+
 async def test_streaming_yields_each_update_as_it_comes() -> None:
     writer = ScriptedChatClient(["abcdef"], chunk_size=2).as_agent(name="writer")
     workflow = WorkflowBuilder(start_executor=writer).add_edge(writer, finish).build()

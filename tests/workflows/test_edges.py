@@ -72,9 +72,15 @@ async def test_async_conditions_are_awaited() -> None:
     result = await workflow.run(5)
     assert result.get_outputs() == []
     assert [e.data for e in result if e.type == "warning"] == [
-        "a int message from 'start' reached no executor: no edge from it leads to a handler "
-        "of that type"
+        "a int message from 'start' reached no executor: none of its edges took it (their "
+        "conditions, selections and the targets' handler types decide)"
     ]
+
+
+async def test_sends_of_an_executor_without_edges_are_dropped_quietly() -> None:
+    end = forwarder("end")
+    result = await WorkflowBuilder(start_executor=end).build().run(1)
+    assert [e for e in result if e.type == "warning"] == []
 
 
 async def test_fan_out_delivers_to_every_target_in_one_superstep() -> None:

@@ -147,10 +147,11 @@ def test_an_executor_without_handlers_is_refused() -> None:
 
 
 def test_a_handler_without_a_message_annotation_is_refused() -> None:
-    class Unannotated(Executor):
-        @handler
-        async def stage(self, text, ctx: WorkflowContext) -> None:  # type: ignore[no-untyped-def]  # pyright: ignore[reportMissingParameterType, reportUnknownParameterType]
-            pass
+    async def stage(self: Executor, text, ctx: WorkflowContext) -> None:  # type: ignore[no-untyped-def]  # pyright: ignore[reportMissingParameterType, reportUnknownParameterType]
+        pass
+
+    unannotated: Any = stage  # pyright: ignore[reportUnknownVariableType]
+    Unannotated = type("Unannotated", (Executor,), {"stage": handler(unannotated)})
 
     with pytest.raises(TypeError, match="needs a type annotation on its message parameter 'text'"):
         Unannotated()

@@ -134,7 +134,7 @@ async def test_partial_answers_keep_the_rest_pending_and_announced() -> None:
         .build()
     )
     first = await workflow.run(["a", "b"])
-    requests = {e.data.text: e.request_id for e in first.get_request_info_events()}
+    requests = {e.data.text: e.request_id or "" for e in first.get_request_info_events()}
     assert sorted(requests) == ["a", "b"]
     second = await workflow.run(responses={requests["a"]: Review(True, "yes")})
     assert second.get_outputs() == ["published: a (yes)"]

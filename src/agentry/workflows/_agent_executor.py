@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
-from agentry.types import AgentResponse, AgentResponseUpdate, Content, Message, ResponseStream
+from agentry.types import AgentResponse, AgentResponseUpdate, Content, Message
 from agentry.workflows._context import WorkflowContext
 from agentry.workflows._executor import Executor
 from agentry.workflows._handlers import handler, response_handler
@@ -101,8 +100,17 @@ class AgentExecutor(Executor):
         prior: AgentExecutorResponse,
         ctx: WorkflowContext[AgentExecutorResponse, AgentResponse | AgentResponseUpdate],
     ) -> None:
-        """Continue the conversation another agent executor answered."""
-        self._pending.extend(prior.full_conversation or prior.agent_response.messages)
+        """Continue the conversation another agent executor answered.
+
+        When the conversation continues one this agent already took part in (a loop between
+        agents), only the messages it has not seen yet are new input; its session holds
+        the rest.
+        """
+        conversation = prior.full_conversation or prior.agent_response.messages
+        known = len(self._conversation)
+        if known and conversation[:known] == self._conversation:
+            conversation = conversation[known:]
+        self._pending.extend(conversation)
         await self._run_agent(ctx)
 
     @handler
@@ -155,17 +163,12 @@ class AgentExecutor(Executor):
     async def _run_agent(self, ctx: WorkflowContext[Any, Any]) -> None:
         messages, self._pending = self._pending, []
         if ctx.is_streaming:
-            stream = cast(
-                ResponseStream[AgentResponseUpdate, AgentResponse],
-                self.agent.run(messages, stream=True, session=self.session),
-            )
+            stream = self.agent.run(messages, stream=True, session=self.session)
             async for update in stream:
                 await ctx.yield_output(update)
             response = await stream.get_final_response()
         else:
-            response = await cast(
-                Awaitable[AgentResponse], self.agent.run(messages, session=self.session)
-            )
+            response = await self.agent.run(messages, session=self.session)
             await ctx.yield_output(response)
         self._conversation.extend(messages)
         self._conversation.extend(response.messages)

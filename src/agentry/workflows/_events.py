@@ -123,7 +123,7 @@ class WorkflowEvent(Generic[DataT]):
     def __init__(
         self,
         type: str,
-        data: DataT | None = None,
+        data: Any = None,
         *,
         executor_id: str | None = None,
         iteration: int | None = None,
@@ -134,7 +134,7 @@ class WorkflowEvent(Generic[DataT]):
         response_type: Any = None,
     ) -> None:
         self.type = type
-        self.data = data
+        self.data: DataT = data
         self.executor_id = executor_id
         self.iteration = iteration
         self.state = state
@@ -229,3 +229,23 @@ class WorkflowEvent(Generic[DataT]):
         if self.details is not None:
             fields.append(f"error={self.details.error_type}: {self.details.message}")
         return f"WorkflowEvent({', '.join(fields)})"
+
+
+_new_event = object.__new__
+
+
+def quick_event(
+    type: str, data: Any, executor_id: str | None, iteration: int | None
+) -> WorkflowEvent[Any]:
+    """An event built without keyword parsing: the runner's hot path (4 events per hop)."""
+    event: WorkflowEvent[Any] = _new_event(WorkflowEvent)
+    event.type = type
+    event.data = data
+    event.executor_id = executor_id
+    event.iteration = iteration
+    event.state = None
+    event.details = None
+    event.request_id = None
+    event.source_executor_id = None
+    event.response_type = None
+    return event

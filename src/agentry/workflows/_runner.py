@@ -25,6 +25,7 @@ from agentry.workflows._events import (
     WorkflowErrorDetails,
     WorkflowEvent,
     WorkflowRunState,
+    quick_event,
 )
 from agentry.workflows._executor import Executor
 from agentry.workflows._run_state import (
@@ -99,9 +100,9 @@ class Runner:
         kind = self._kinds.get(executor_id, self._default_kind)
         if kind == "output":
             self.run.outputs.append((executor_id, output))
-            self._sink(WorkflowEvent("output", output, executor_id=executor_id))
+            self._sink(quick_event("output", output, executor_id, None))
         elif kind == "intermediate":
-            self._sink(WorkflowEvent("intermediate", output, executor_id=executor_id))
+            self._sink(quick_event("intermediate", output, executor_id, None))
 
     def request_info(
         self, executor_id: str, data: Any, response_type: Any, request_id: str | None
@@ -149,9 +150,9 @@ class Runner:
                     )
                 steps += 1
                 run.iteration += 1
-                sink(WorkflowEvent("superstep_started", iteration=run.iteration))
+                sink(quick_event("superstep_started", None, None, run.iteration))
                 await self._superstep()
-                sink(WorkflowEvent("superstep_completed", iteration=run.iteration))
+                sink(quick_event("superstep_completed", None, None, run.iteration))
                 if self._storage is not None:
                     from agentry.workflows._checkpointing import save_checkpoint
 
@@ -219,7 +220,7 @@ class Runner:
         sink = self._sink
         executor_id = executor.id
         for message, source, entry in deliveries:
-            sink(WorkflowEvent("executor_invoked", message, executor_id=executor_id))
+            sink(quick_event("executor_invoked", message, executor_id, None))
             ctx: WorkflowContext[Any, Any] = WorkflowContext(self, executor_id, source, outbox)
             try:
                 if entry is not None:
@@ -243,7 +244,7 @@ class Runner:
                 sink(WorkflowEvent.executor_failed(executor_id, details))
                 self._failures.append((executor_id, error))
                 return
-            sink(WorkflowEvent("executor_completed", executor_id=executor_id))
+            sink(quick_event("executor_completed", None, executor_id, None))
 
     async def _route(
         self, outboxes: list[tuple[str, list[tuple[Any, str | None]]]], inbox: Inbox
@@ -270,13 +271,15 @@ class Runner:
                         f"{type(error).__name__}: {error}",
                         executor_id=source,
                     ) from error
-                if not delivered:
+                if not delivered and source_routers:
+                    # A terminal executor's sends go nowhere by design; a message that
+                    # its edges all refused is worth a warning.
                     self._sink(
                         WorkflowEvent.warning(
                             f"a {type_name(type(message))} message from {source!r}"
                             + (f" to {target_id!r}" if target_id else "")
-                            + " reached no executor: no edge from it leads to a handler of "
-                            "that type",
+                            + " reached no executor: none of its edges took it (their "
+                            "conditions, selections and the targets' handler types decide)",
                             executor_id=source,
                         )
                     )

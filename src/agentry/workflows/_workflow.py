@@ -6,7 +6,7 @@ import asyncio
 import hashlib
 import json
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Mapping, Sequence
+from collections.abc import AsyncIterator, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, overload
 
@@ -144,7 +144,7 @@ class Workflow:
         checkpoint_id: str | None = None,
         checkpoint_storage: CheckpointStorage | None = None,
         include_status_events: bool = False,
-    ) -> Awaitable[WorkflowRunResult]: ...
+    ) -> Coroutine[Any, Any, WorkflowRunResult]: ...
 
     @overload
     def run(
@@ -167,7 +167,10 @@ class Workflow:
         checkpoint_id: str | None = None,
         checkpoint_storage: CheckpointStorage | None = None,
         include_status_events: bool = False,
-    ) -> Awaitable[WorkflowRunResult] | ResponseStream[WorkflowEvent[Any], WorkflowRunResult]:
+    ) -> (
+        Coroutine[Any, Any, WorkflowRunResult]
+        | ResponseStream[WorkflowEvent[Any], WorkflowRunResult]
+    ):
         """Start a run with `message`, answer pending requests, or resume from a checkpoint.
 
         Args:
