@@ -187,6 +187,25 @@ async def test_a_person_reviews_the_plan_before_the_work_starts() -> None:
     assert "- w measures twice" in prompts(manager)[2]
 
 
+async def test_replans_after_stalls_are_not_reviewed_again() -> None:
+    manager = scripted(
+        "manager",
+        plan("w tries"),
+        step("w", "Try.", progress=False),
+        plan("w tries harder"),
+        DONE,
+        "Done.",
+    )
+    workflow = MagenticOrchestrator(
+        participants=[scripted("w")], manager=manager, max_stall_count=0, enable_plan_review=True
+    ).build()
+    (request,) = (await workflow.run("Task.")).get_request_info_events()
+    result = await workflow.run(responses={request.request_id or "": MagenticPlanReview(True)})
+    assert not result.get_request_info_events()
+    assert [p.plan for p in events_of(result, MAGENTIC_PLAN_EVENT)] == [["w tries harder"]]
+    assert texts(result.get_outputs()[0]) == ["Done."]
+
+
 async def test_resumes_mid_task_from_a_checkpoint() -> None:
     storage = InMemoryCheckpointStorage()
     script = [plan("a then b"), step("a", "Start."), step("b", "Finish."), DONE, "All done."]

@@ -97,7 +97,7 @@ class MagenticOrchestrator(Orchestrator):
     termination condition, default 20 participant turns) it writes the final answer,
     the Workflow Output (a list with one message). With `enable_plan_review` the plan
     is first shown to a person (a `MagenticPlanReviewRequest`), who approves it, edits it
-    or asks for another.
+    or asks for another (re-plans after stalls are not reviewed again).
 
     Args:
         participants: The agents doing the work.
@@ -249,7 +249,9 @@ class _MagenticManager(ConversationLoop):
         else:
             await self._make_plan(ctx, feedback=response.feedback)
 
-    async def _make_plan(self, ctx: WorkflowContext[Any, Any], feedback: str = "") -> None:
+    async def _make_plan(
+        self, ctx: WorkflowContext[Any, Any], feedback: str = "", *, review: bool = True
+    ) -> None:
         from agentry.orchestrations._ledgers import MagenticPlan
 
         note = f"\nA reviewer asked for changes: {feedback}" if feedback else ""
@@ -266,9 +268,9 @@ class _MagenticManager(ConversationLoop):
         ledger = cast(MagenticPlan, await self._ask(prompt, MagenticPlan))
         self.facts, self.plan = list(ledger.facts), list(ledger.plan)
         await ctx.add_event(WorkflowEvent(MAGENTIC_PLAN_EVENT, ledger))
-        if self.plan_review:
-            review = MagenticPlanReviewRequest(self.task, list(self.facts), list(self.plan))
-            await ctx.request_info(review, MagenticPlanReview)
+        if review and self.plan_review:
+            request = MagenticPlanReviewRequest(self.task, list(self.facts), list(self.plan))
+            await ctx.request_info(request, MagenticPlanReview)
         else:
             await self._next_round(ctx)
 
@@ -316,7 +318,7 @@ class _MagenticManager(ConversationLoop):
         if self.reset_count > self.max_reset_count:
             await self.stop(f"the team stalled after {self.max_reset_count} re-plans", ctx)
             return
-        await self._make_plan(ctx)
+        await self._make_plan(ctx, review=False)
 
     async def finish(self, ctx: WorkflowContext[Any, Any]) -> None:
         text = cast(str, await self._ask(FINAL_ANSWER_PROMPT.format(task=self.task), None))
