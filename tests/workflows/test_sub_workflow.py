@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 
 import pytest
@@ -67,6 +68,28 @@ async def test_direct_output_makes_sub_workflow_outputs_the_parents() -> None:
     result = await parent.run("hey")
     assert result.get_outputs() == ["HEY!"]
     assert {e.executor_id for e in result if e.type == "output"} == {"shout"}
+
+
+async def test_a_streaming_parent_sees_sub_workflow_outputs_as_they_come() -> None:
+    seen = asyncio.Event()
+
+    @executor
+    async def talk(text: str, ctx: WorkflowContext[Never, str]) -> None:
+        await ctx.yield_output("first")
+        # The parent's consumer must see "first" before the inner run can go on.
+        await asyncio.wait_for(seen.wait(), timeout=10)
+        await ctx.yield_output("second")
+
+    inner = WorkflowBuilder(name="inner", start_executor=talk).build()
+    parent = WorkflowBuilder(
+        start_executor=WorkflowExecutor(inner, id="sub", allow_direct_output=True)
+    ).build()
+    outputs: list[str] = []
+    async for event in parent.run("go", stream=True):
+        if event.type == "output":
+            outputs.append(event.data)
+            seen.set()
+    assert outputs == ["first", "second"]
 
 
 async def test_a_failing_sub_workflow_fails_the_parent_naming_both() -> None:

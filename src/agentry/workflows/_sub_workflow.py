@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from agentry.workflows._context import WorkflowContext
@@ -87,25 +88,15 @@ class WorkflowExecutor(Executor):
         await self._drive(run, ctx)
 
     async def _drive(self, run: RunState, ctx: WorkflowContext[Any, Any]) -> None:
-        """Run the sub-workflow until idle, pass its results up, then start queued inputs."""
+        """Run the sub-workflow until idle, passing its results up as they come, then start
+        queued inputs."""
+        forward = self._forwarder(ctx)
         while True:
-            events: list[WorkflowEvent[Any]] = []
             runner = Runner(
-                self.workflow, run, sink=events.append, streaming=ctx.is_streaming, storage=None
+                self.workflow, run, sink=forward, streaming=ctx.is_streaming, storage=None
             )
             self._active = run
             await runner.execute([])
-            for event in events:
-                if event.type == "output":
-                    if self.allow_direct_output:
-                        await ctx.yield_output(event.data)
-                    else:
-                        await ctx.send_message(event.data)
-                elif event.type == "request_info":
-                    assert event.request_id is not None
-                    await ctx.request_info(
-                        event.data, event.response_type, request_id=event.request_id
-                    )
             if run.pending_requests:
                 return
             self._active = None
@@ -113,6 +104,25 @@ class WorkflowExecutor(Executor):
                 return
             run = RunState()
             run.inbox[self.workflow.start_executor_id] = [(self._queue.pop(0), INPUT_SOURCE, None)]
+
+    def _forwarder(self, ctx: WorkflowContext[Any, Any]) -> Callable[[WorkflowEvent[Any]], None]:
+        """A sink for the inner run's events that passes outputs and requests to the parent
+        run at once (so a streaming caller sees them live)."""
+        # The sink is called synchronously by the inner runner, so it uses the synchronous
+        # parts behind the context's coroutine methods.
+        hooks = ctx._run  # pyright: ignore[reportPrivateUsage]
+        outbox = ctx._outbox  # pyright: ignore[reportPrivateUsage]
+
+        def forward(event: WorkflowEvent[Any]) -> None:
+            if event.type == "output":
+                if self.allow_direct_output:
+                    hooks.yield_output(self.id, event.data)
+                else:
+                    outbox.append((event.data, None))
+            elif event.type == "request_info":
+                hooks.request_info(self.id, event.data, event.response_type, event.request_id)
+
+        return forward
 
     async def on_checkpoint_save(self) -> dict[str, Any]:
         run = self._active or RunState()
