@@ -241,10 +241,7 @@ class _HandoffParticipant(ParticipantExecutor):
             + (f": {about}" if about else "."),
         )
 
-    async def run_turn(
-        self, conversation: list[Message], ctx: WorkflowContext[Any, Any]
-    ) -> AgentReply:
-        reply = await super().run_turn(conversation, ctx)
+    def complete(self, reply: AgentReply) -> AgentReply:
         reply.handoff_to = self._choice
         return reply
 

@@ -8,8 +8,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from agentry.types import AgentResponse, AgentResponseUpdate, Message
-from agentry.workflows import Executor, WorkflowContext, WorkflowEvent, handler
+from agentry.types import AgentResponse, AgentResponseUpdate, Content, Message
+from agentry.workflows import (
+    Executor,
+    WorkflowContext,
+    WorkflowEvent,
+    handler,
+    response_handler,
+)
 
 if TYPE_CHECKING:
     from agentry.agents import SupportsAgentRun
@@ -119,7 +125,9 @@ class ParticipantExecutor(Executor):
     The agent gets the whole conversation on each turn (it keeps no history of its own),
     so the orchestration owns the conversation and checkpoints hold all of it. When the
     caller streams, the agent's updates are yielded as they come; otherwise its whole
-    response is yielded.
+    response is yielded. Tool calls that need approval become requests of the run (the
+    `function_approval_request` content; answer with its approval response), and the
+    turn goes on once they are all answered.
 
     Args:
         agent: The agent.
@@ -129,6 +137,12 @@ class ParticipantExecutor(Executor):
     def __init__(self, agent: SupportsAgentRun, *, id: str | None = None) -> None:
         self.agent = agent
         self.name = participant_name(agent)
+        # a turn waiting for tool approvals: its conversation, what the agent said so far,
+        # the requests not yet answered, and the answers so far
+        self._held: list[Message] = []
+        self._said: list[Message] = []
+        self._awaiting: dict[str, Content] = {}
+        self._answers: list[Content] = []
         super().__init__(id or self.name)
 
     @handler
@@ -138,7 +152,7 @@ class ParticipantExecutor(Executor):
         ctx: WorkflowContext[AgentReply, AgentResponse | AgentResponseUpdate],
     ) -> None:
         """Speak on the conversation and send the reply on."""
-        await ctx.send_message(await self.run_turn(turn.conversation, ctx))
+        await self._send(await self.run_turn(turn.conversation, ctx), ctx)
 
     @handler
     async def follow(
@@ -147,31 +161,92 @@ class ParticipantExecutor(Executor):
         ctx: WorkflowContext[AgentReply, AgentResponse | AgentResponseUpdate],
     ) -> None:
         """Speak after another participant, on the conversation it answered."""
-        await ctx.send_message(await self.run_turn(prior.conversation, ctx))
+        await self._send(await self.run_turn(prior.conversation, ctx), ctx)
+
+    @response_handler
+    async def on_approval(
+        self,
+        original_request: Content,
+        response: Content,
+        ctx: WorkflowContext[AgentReply, AgentResponse | AgentResponseUpdate],
+    ) -> None:
+        """Collect a tool-approval answer; finish the turn once all are answered."""
+        self._awaiting.pop(original_request.id or "", None)
+        self._answers.append(response)
+        if self._awaiting:
+            return
+        answers, self._answers = self._answers, []
+        reply = await self._turn(self._held, self._said, answers, ctx)
+        await self._send(reply, ctx)
+
+    async def _send(self, reply: AgentReply | None, ctx: WorkflowContext[Any, Any]) -> None:
+        if reply is not None:
+            await ctx.send_message(reply)
 
     def turn_tools(self) -> list[Any]:
         """Extra tools for the agent's next turn (none; handoff participants add some)."""
         return []
 
+    def complete(self, reply: AgentReply) -> AgentReply:
+        """The reply to send on (handoff participants add where they handed over)."""
+        return reply
+
     async def run_turn(
         self, conversation: list[Message], ctx: WorkflowContext[Any, Any]
-    ) -> AgentReply:
-        """Run the agent on `conversation`, yielding its updates or response."""
+    ) -> AgentReply | None:
+        """Run the agent on `conversation`, yielding its updates or response.
+
+        Returns:
+            The reply, or None when the turn waits for tool approvals (asked of the caller
+            with `request_info`; the turn ends when they are all answered).
+        """
         await ctx.add_event(WorkflowEvent(AGENT_TURN_EVENT, self.name))
+        return await self._turn(conversation, [], [], ctx)
+
+    async def _turn(
+        self,
+        conversation: list[Message],
+        said: list[Message],
+        answers: list[Content],
+        ctx: WorkflowContext[Any, Any],
+    ) -> AgentReply | None:
         tools = self.turn_tools()
         kwargs: dict[str, Any] = {"tools": tools} if tools else {}
+        prompt = [*conversation, Message("user", answers)] if answers else list(conversation)
         if ctx.is_streaming:
-            stream = self.agent.run(list(conversation), stream=True, **kwargs)
+            stream = self.agent.run(prompt, stream=True, **kwargs)
             async for update in stream:
                 if update.author_name is None:
                     update.author_name = self.name
                 await ctx.yield_output(update)
             response = await stream.get_final_response()
         else:
-            response = await self.agent.run(list(conversation), **kwargs)
+            response = await self.agent.run(prompt, **kwargs)
             await ctx.yield_output(response)
-        new = shareable_messages(response.messages, self.name)
-        return AgentReply(self.name, new, [*conversation, *new])
+        new = [*said, *shareable_messages(response.messages, self.name)]
+        requests = response.user_input_requests
+        if requests:
+            self._held, self._said = list(conversation), new
+            self._awaiting = {request.id or "": request for request in requests}
+            for request in requests:
+                await ctx.request_info(request, Content)
+            return None
+        self._held, self._said = [], []
+        return self.complete(AgentReply(self.name, new, [*conversation, *new]))
+
+    async def on_checkpoint_save(self) -> dict[str, Any]:
+        return {
+            "held": list(self._held),
+            "said": list(self._said),
+            "awaiting": dict(self._awaiting),
+            "answers": list(self._answers),
+        }
+
+    async def on_checkpoint_restore(self, state: dict[str, Any]) -> None:
+        self._held = list(state.get("held", []))
+        self._said = list(state.get("said", []))
+        self._awaiting = dict(state.get("awaiting", {}))
+        self._answers = list(state.get("answers", []))
 
 
 class ConversationStart(Executor):
