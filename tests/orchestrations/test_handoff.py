@@ -202,3 +202,18 @@ def test_bad_handoff_graphs_are_refused() -> None:
 def test_tool_names_are_safe_for_any_agent_name() -> None:
     assert handoff_tool_name("billing") == "handoff_to_billing"
     assert handoff_tool_name("Order Desk!") == "handoff_to_Order_Desk_"
+
+
+async def test_streaming_shows_each_agent_and_its_handoff_call() -> None:
+    triage = scripted("triage", call("handoff_to_billing"))
+    billing = scripted("billing", "Refunded.")
+    workflow = HandoffOrchestrator(participants=[triage, billing], interactive=False).build()
+
+    seen_updates: list[tuple[str | None, str]] = []
+    async for event in workflow.run("Refund.", stream=True):
+        if event.type == "intermediate":
+            for content in event.data.contents:
+                seen_updates.append((event.executor_id, content.name or content.text or ""))
+
+    assert ("triage", "handoff_to_billing") in seen_updates
+    assert seen_updates[-1] == ("billing", "Refunded.")

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from typing_extensions import Never
 
@@ -17,6 +17,10 @@ from agentry.orchestrations._participants import (
 )
 from agentry.types import Message
 from agentry.workflows import Executor, Workflow, WorkflowBuilder, WorkflowContext, handler
+
+if TYPE_CHECKING:
+    from agentry.agents import SupportsAgentRun
+    from agentry.workflows import CheckpointStorage
 
 __all__ = ["Aggregator", "ConcurrentOrchestrator", "last_messages"]
 
@@ -60,12 +64,12 @@ class ConcurrentOrchestrator(Orchestrator):
 
     def __init__(
         self,
-        participants: Any = (),
+        participants: Sequence[SupportsAgentRun] = (),
         *,
         aggregator: Aggregator | None = None,
         name: str | None = None,
         description: str | None = None,
-        checkpoint_storage: Any = None,
+        checkpoint_storage: CheckpointStorage | None = None,
     ) -> None:
         super().__init__(
             participants, name=name, description=description, checkpoint_storage=checkpoint_storage
