@@ -9,11 +9,12 @@ from agentry.orchestrations import (
     MAGENTIC_PROGRESS_EVENT,
     TERMINATED_EVENT,
     MagenticOrchestrator,
+    MagenticPlan,
     MagenticPlanReview,
     MagenticPlanReviewRequest,
     OrchestrationError,
+    ProgressLedger,
 )
-from agentry.orchestrations._ledgers import MagenticPlan, ProgressLedger
 from agentry.workflows import InMemoryCheckpointStorage, WorkflowRunState
 
 from ._helpers import as_json, checkpoint_after, client_of, events_of, scripted, seen, texts

@@ -93,3 +93,23 @@ def test_inputs_become_a_conversation() -> None:
     message = Message("user", ["x"])
     assert to_conversation(message) == [message]
     assert to_conversation((message, message)) == [message, message]
+
+
+def test_the_package_loads_pydantic_only_for_the_manager_models() -> None:
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    src = Path(__file__).resolve().parents[2] / "src"
+    code = (
+        "import sys\n"
+        "import agentry.orchestrations as o\n"
+        "print('pydantic' in sys.modules)\n"
+        "print(o.MagenticPlan.__name__, 'pydantic' in sys.modules)"
+    )
+    env = {**os.environ, "PYTHONPATH": str(src)}
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+    )
+    assert done.stdout.split() == ["False", "MagenticPlan", "True"]

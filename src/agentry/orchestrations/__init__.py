@@ -22,6 +22,8 @@ Example:
     ['writer', 'editor']
 """
 
+from typing import TYPE_CHECKING, Any
+
 from agentry.orchestrations._base import Orchestrator
 from agentry.orchestrations._concurrent import Aggregator, ConcurrentOrchestrator, last_messages
 from agentry.orchestrations._errors import OrchestrationError
@@ -62,6 +64,11 @@ from agentry.orchestrations._termination import (
     TerminationContext,
 )
 
+if TYPE_CHECKING:
+    from agentry.orchestrations._ledgers import MagenticPlan, ProgressLedger, SpeakerChoice
+
+_LEDGERS = ("MagenticPlan", "ProgressLedger", "SpeakerChoice")
+
 __all__ = [
     "AGENT_TURN_EVENT",
     "HANDOFF_EVENT",
@@ -81,13 +88,16 @@ __all__ = [
     "KeywordTermination",
     "MagenticOrchestrator",
     "MagenticPlanReview",
+    "MagenticPlan",
     "MagenticPlanReviewRequest",
     "MaxRounds",
     "OrchestrationError",
     "Orchestrator",
     "ParticipantExecutor",
     "PredicateTermination",
+    "ProgressLedger",
     "SequentialOrchestrator",
+    "SpeakerChoice",
     "SpeakerSelector",
     "TerminationCondition",
     "TerminationContext",
@@ -95,3 +105,12 @@ __all__ = [
     "last_messages",
     "round_robin",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # The managers' answer models need pydantic: import it only when they are asked for.
+    if name in _LEDGERS:
+        from agentry.orchestrations import _ledgers
+
+        return getattr(_ledgers, name)
+    raise AttributeError(f"module 'agentry.orchestrations' has no attribute {name!r}")
