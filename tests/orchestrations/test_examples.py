@@ -11,9 +11,10 @@ ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "orchestrations"
 
 
-def _run(name: str) -> list[str]:
+def _run(name: str, **extra_env: str) -> list[str]:
     env = {
         **os.environ,
+        **extra_env,
         "PYTHONPATH": f"{ROOT / 'src'}{os.pathsep}{os.environ.get('PYTHONPATH', '')}",
     }
     completed = subprocess.run(
@@ -81,4 +82,26 @@ def test_handoff() -> None:
         "billing: Order 42 is refunded.",
         "user: Thanks, bye!",
         "[stopped: the keyword 'bye' was said]",
+    ]
+
+
+def test_local_team_on_the_scripted_model() -> None:
+    # With the local model installed the same script runs every agent on it (make demo);
+    # here the scripted model plays, so the transcript is known.
+    assert _run("local_team.py", AGENTRY_SCRIPTED="1") == [
+        "model: scripted",
+        "== sequential",
+        "writer: Green tea is brewed from unoxidized leaves.",
+        "editor: Green tea: unoxidized leaves.",
+        "== concurrent",
+        "upside: Walking lifts your mood.",
+        "downside: Walking in traffic is risky.",
+        "== group chat",
+        "poet: Rain on the roof, sleep without proof.",
+        "critic: Make the rhyme gentler.",
+        "poet: Rain on the roof, soft and aloof.",
+        "== handoff [('triage', 'math')]",
+        "math: 12 times 7 is 84.",
+        "== magentic",
+        "manager: Three weeks have 21 days.",
     ]

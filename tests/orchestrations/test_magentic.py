@@ -15,7 +15,7 @@ from agentry.orchestrations import (
     OrchestrationError,
     ProgressLedger,
 )
-from agentry.workflows import InMemoryCheckpointStorage, WorkflowRunState
+from agentry.workflows import ExecutorFailedException, InMemoryCheckpointStorage, WorkflowRunState
 
 from ._helpers import as_json, checkpoint_after, client_of, events_of, scripted, seen, texts
 
@@ -141,6 +141,25 @@ async def test_an_unknown_speaker_counts_as_a_stall() -> None:
     (warning,) = events_of(result, "warning")
     assert "'nobody', who is not on the team (w)" in warning
     assert events_of(result, AGENT_TURN_EVENT) == ["w"]
+
+
+async def test_an_unusable_progress_ledger_counts_as_a_stall() -> None:
+    manager = scripted(
+        "manager", plan("w works"), '{"is_request_satisfied": tr', step("w", "Go."), DONE, "Done."
+    )
+    w = scripted("w", "Worked.")
+    result = await MagenticOrchestrator(participants=[w], manager=manager).build().run("Task.")
+    assert texts(result.get_outputs()[0]) == ["Done."]
+    (warning,) = events_of(result, "warning")
+    assert warning.startswith("the manager's progress ledger is unusable:")
+    assert events_of(result, AGENT_TURN_EVENT) == ["w"]
+
+
+async def test_an_unusable_plan_fails_the_run_with_the_reason() -> None:
+    manager = scripted("manager", "no JSON here")
+    workflow = MagenticOrchestrator(participants=[scripted("w")], manager=manager).build()
+    with pytest.raises(ExecutorFailedException, match="does not validate as MagenticPlan"):
+        await workflow.run("Task.")
 
 
 async def test_the_termination_condition_ends_with_a_final_answer() -> None:

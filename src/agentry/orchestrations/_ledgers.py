@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from typing import Annotated
+
+from pydantic import BaseModel, Field, StringConstraints
 
 __all__ = ["MagenticPlan", "ProgressLedger", "SpeakerChoice"]
 
@@ -14,12 +16,17 @@ class SpeakerChoice(BaseModel):
     reason: str = ""
 
 
+_Entry = Annotated[str, StringConstraints(max_length=400)]
+# Bounds in the schema keep models that decode against it from listing forever.
+_MAX_ENTRIES = 12
+
+
 class MagenticPlan(BaseModel):
     """A magentic manager's facts ledger and plan for the task."""
 
-    facts: list[str] = Field(default_factory=list[str])
+    facts: list[_Entry] = Field(default_factory=list[_Entry], max_length=_MAX_ENTRIES)
     """What is known, what must be looked up, what must be derived, educated guesses."""
-    plan: list[str] = Field(default_factory=list[str])
+    plan: list[_Entry] = Field(default_factory=list[_Entry], max_length=_MAX_ENTRIES)
     """The steps, each naming the participant best placed to carry it out."""
 
 

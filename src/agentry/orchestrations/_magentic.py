@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
+from agentry.errors import StructuredOutputError
 from agentry.orchestrations._base import Orchestrator
 from agentry.orchestrations._errors import OrchestrationError
 from agentry.orchestrations._loop import ConversationLoop
@@ -92,7 +93,9 @@ class MagenticOrchestrator(Orchestrator):
     The manager (an agent answering JSON; see `MagenticPlan` and `ProgressLedger`) first
     writes a facts ledger and a plan. Each round it judges the progress: is the task
     done, is the team making progress or looping, who acts next with what instruction.
-    After more than `max_stall_count` stalled rounds in a row it re-plans; after more than
+    A round is stalled when there is no progress, the team loops, the speaker is not on
+    the team, or the ledger does not parse (a `warning` event). After more than
+    `max_stall_count` stalled rounds in a row it re-plans; after more than
     `max_reset_count` re-plans it gives up. At the end (task done, gave up, or the
     termination condition, default 20 participant turns) it writes the final answer,
     the Workflow Output (a list with one message). With `enable_plan_review` the plan
@@ -284,14 +287,21 @@ class _MagenticManager(ConversationLoop):
             team=self._team(),
             names=", ".join(self.team),
         )
-        progress = cast(ProgressLedger, await self._ask(prompt, ProgressLedger))
+        try:
+            progress = cast(ProgressLedger, await self._ask(prompt, ProgressLedger))
+        except StructuredOutputError as error:
+            # a malformed assessment is a stalled round, not the end of the task
+            await ctx.add_event(
+                WorkflowEvent.warning(f"the manager's progress ledger is unusable: {error}")
+            )
+            progress = ProgressLedger(is_request_satisfied=False, is_progress_being_made=False)
         await ctx.add_event(WorkflowEvent(MAGENTIC_PROGRESS_EVENT, progress))
         if progress.is_request_satisfied:
             await self.stop("the manager judged the task complete", ctx)
             return
         speaker = progress.next_speaker
         known = speaker in self.team
-        if not known:
+        if not known and progress.is_progress_being_made:
             await ctx.add_event(
                 WorkflowEvent.warning(
                     f"the manager picked {speaker!r}, who is not on the team "
