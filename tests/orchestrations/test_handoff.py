@@ -195,6 +195,8 @@ def test_bad_handoff_graphs_are_refused() -> None:
         HandoffOrchestrator(participants=[a, b], handoffs={"a": ["c"]}).build()
     with pytest.raises(OrchestrationError, match="to itself"):
         HandoffOrchestrator(participants=[a, b], handoffs={"a": ["a"]}).build()
+    with pytest.raises(OrchestrationError, match="would share the handoff tool 'handoff_to_a_b'"):
+        HandoffOrchestrator(participants=[scripted("a b"), scripted("a_b")]).build()
     with pytest.raises(OrchestrationError, match="start agent 'z'"):
         HandoffOrchestrator(participants=[a, b], start_agent="z").build()
 

@@ -194,6 +194,14 @@ class HandoffOrchestrator(Orchestrator):
             raise OrchestrationError(
                 f"the start agent {start!r} is not a participant ({', '.join(names)})"
             )
+        tools: dict[str, str] = {}
+        for name in names:
+            clash = tools.setdefault(handoff_tool_name(name), name)
+            if clash != name:
+                raise OrchestrationError(
+                    f"the participants {clash!r} and {name!r} would share the handoff tool "
+                    f"{handoff_tool_name(name)!r}; rename one of them"
+                )
         routes = self._routes()
         descriptions = {participant_name(a): a.description or "" for a in self.participants}
         participants = [
