@@ -1,0 +1,389 @@
+"""`A2AAgent`: an agentry agent that is a remote A2A agent."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Sequence
+from types import TracebackType
+from typing import Any, Literal, cast, overload
+
+import httpx
+from a2a.client import Client, ClientConfig, create_client
+from a2a.types import (
+    AgentCard,
+    CancelTaskRequest,
+    Part,
+    Role,
+    SendMessageRequest,
+    StreamResponse,
+    Task,
+    TaskState,
+)
+from a2a.types import Message as A2AMessage
+from a2a.utils.errors import A2AError
+from google.protobuf import json_format, struct_pb2
+from typing_extensions import Self
+
+from agentry.a2a._errors import RemoteAgentError
+from agentry.a2a._parts import APPROVAL_REQUEST_KIND, content_to_part, data_of, part_to_content
+from agentry.agents import BaseAgent
+from agentry.agents._agent_middleware import run_with_agent_middleware
+from agentry.errors import ContentError
+from agentry.middleware._base import split_middleware
+from agentry.middleware._contexts import AgentContext
+from agentry.sessions import AgentSession
+from agentry.types import (
+    AgentResponse,
+    AgentResponseUpdate,
+    AgentRunInputs,
+    Content,
+    Message,
+    ResponseStream,
+    normalize_messages,
+)
+
+__all__ = ["A2AAgent"]
+
+_STATE_KEY = "agentry.a2a.remote"
+_FAILED_STATES: dict[int, str] = {
+    TaskState.TASK_STATE_FAILED: "failed",
+    TaskState.TASK_STATE_REJECTED: "rejected",
+    TaskState.TASK_STATE_CANCELED: "canceled",
+    TaskState.TASK_STATE_AUTH_REQUIRED: "auth-required",
+}
+
+
+class A2AAgent(BaseAgent):
+    """A remote A2A agent, used like any agentry agent.
+
+    Each run sends the input as one A2A message and streams the remote task's artifacts
+    back as text updates. With a session, the remote `context_id` is kept in the session,
+    so later runs continue the same remote conversation. When the remote task needs
+    input, the run ends with that request: a tool-approval request becomes a
+    `function_approval_request` content (answer it with
+    `request.to_function_approval_response(approved)` in the next run on the session),
+    and any other question is returned as text that the next run answers.
+
+    Args:
+        url: The base URL of the remote agent (its card is read from it).
+        agent_card: The remote agent's card, instead of `url`.
+        name: The agent's name (default: the card's).
+        description: The agent's description (default: the card's).
+        streaming: Stream the remote task (when the remote agent can).
+        bindings: Protocol bindings to use, in order of preference.
+        timeout: Seconds to wait for each HTTP exchange with the remote agent.
+        httpx_client: An HTTP client to use (default: one owned by the agent).
+        id: A stable id for the agent.
+
+    Example:
+        >>> agent = A2AAgent(url="http://127.0.0.1:8000")
+        >>> async def ask():
+        ...     async with agent:
+        ...         return (await agent.run("Hello")).text
+    """
+
+    def __init__(
+        self,
+        *,
+        url: str | None = None,
+        agent_card: AgentCard | None = None,
+        name: str | None = None,
+        description: str | None = None,
+        streaming: bool = True,
+        bindings: Sequence[str] = ("JSONRPC", "HTTP+JSON"),
+        timeout: float = 300.0,
+        httpx_client: httpx.AsyncClient | None = None,
+        id: str | None = None,
+        middleware: Sequence[Any] | None = None,
+    ) -> None:
+        if (url is None) == (agent_card is None):
+            raise ValueError("A2AAgent needs exactly one of url= or agent_card=")
+        super().__init__(
+            id=id,
+            name=name or (agent_card.name if agent_card is not None else None),
+            description=description or (agent_card.description if agent_card else None),
+            middleware=middleware,
+        )
+        self.url = url
+        self.agent_card = agent_card
+        self.streaming = streaming
+        self.bindings = list(bindings)
+        self._http = httpx_client
+        self._owns_http = httpx_client is None
+        self._timeout = timeout
+        self._client: Client | None = None
+        self._client_lock = asyncio.Lock()
+
+    async def __aenter__(self) -> Self:
+        await self._get_client()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Close the connection to the remote agent."""
+        if self._client is not None:
+            await self._client.close()
+            self._client = None
+        if self._http is not None and self._owns_http:
+            await self._http.aclose()
+            self._http = None
+
+    @overload
+    def run(
+        self,
+        messages: AgentRunInputs | None = None,
+        *,
+        stream: Literal[False] = False,
+        session: AgentSession | None = None,
+        **kwargs: Any,
+    ) -> Awaitable[AgentResponse]: ...
+
+    @overload
+    def run(
+        self,
+        messages: AgentRunInputs | None = None,
+        *,
+        stream: Literal[True],
+        session: AgentSession | None = None,
+        **kwargs: Any,
+    ) -> ResponseStream[AgentResponseUpdate, AgentResponse]: ...
+
+    def run(
+        self,
+        messages: AgentRunInputs | None = None,
+        *,
+        stream: bool = False,
+        session: AgentSession | None = None,
+        **kwargs: Any,
+    ) -> Awaitable[AgentResponse] | ResponseStream[AgentResponseUpdate, AgentResponse]:
+        """Send `messages` to the remote agent as one A2A message.
+
+        Raises:
+            RemoteAgentError: The remote task failed, was rejected or canceled, or the
+                remote agent could not be reached.
+        """
+        return run_with_agent_middleware(
+            self,
+            split_middleware(self.middleware)["agent"] if self.middleware else [],
+            normalize_messages(messages),
+            session,
+            kwargs,
+            stream=stream,
+            core=self._core,
+            response_format=None,
+        )
+
+    def _core(self, context: AgentContext) -> AsyncIterator[AgentResponseUpdate]:
+        return self._exchange(context.messages, context.session)
+
+    async def _get_client(self) -> Client:
+        async with self._client_lock:
+            if self._client is None:
+                if self._http is None:
+                    self._http = httpx.AsyncClient(timeout=self._timeout)
+                config = ClientConfig(
+                    streaming=self.streaming,
+                    httpx_client=self._http,
+                    supported_protocol_bindings=self.bindings,
+                )
+                target: str | AgentCard = (
+                    self.agent_card if self.agent_card is not None else cast(str, self.url)
+                )
+                try:
+                    self._client = await create_client(target, client_config=config)
+                except (A2AError, httpx.HTTPError, ValueError) as error:
+                    raise RemoteAgentError(
+                        f"cannot connect to the A2A agent at {self.url or 'its card URL'}: {error}"
+                    ) from error
+            return self._client
+
+    async def _exchange(
+        self, messages: list[Message], session: AgentSession | None
+    ) -> AsyncIterator[AgentResponseUpdate]:
+        state: dict[str, Any] = (
+            cast("dict[str, Any]", session.state.setdefault(_STATE_KEY, {}))
+            if session is not None
+            else {}
+        )
+        client = await self._get_client()
+        request = SendMessageRequest(
+            message=_outgoing_message(
+                messages, state.get("context_id") or "", state.get("task_id") or ""
+            )
+        )
+        reader = _TaskReader(self.name)
+        finished = False
+        try:
+            async for event in client.send_message(request):
+                for update in reader.read(event):
+                    yield update
+            finished = True
+        except A2AError as error:
+            raise RemoteAgentError(
+                f"the A2A agent refused the request: {error}", task_id=reader.task_id
+            ) from error
+        except httpx.HTTPError as error:
+            raise RemoteAgentError(
+                f"lost the connection to the A2A agent: {error}", task_id=reader.task_id
+            ) from error
+        finally:
+            if not finished and reader.task_id and not reader.ended:
+                await _cancel_quietly(client, reader.task_id)
+        if reader.context_id:
+            state["context_id"] = reader.context_id
+        state.pop("task_id", None)
+        if reader.state == TaskState.TASK_STATE_INPUT_REQUIRED:
+            state["task_id"] = reader.task_id
+        elif reader.state in _FAILED_STATES:
+            raise RemoteAgentError(
+                f"the A2A agent's task ended {_FAILED_STATES[reader.state]}: "
+                f"{reader.status_text or 'no reason given'}",
+                state=_FAILED_STATES[reader.state],
+                task_id=reader.task_id,
+            )
+        for update in reader.finish():
+            yield update
+
+
+class _TaskReader:
+    """Turns the remote task's events into agentry updates."""
+
+    def __init__(self, author: str | None) -> None:
+        self.author = author
+        self.task_id = ""
+        self.context_id = ""
+        self.state: TaskState.ValueType = TaskState.TASK_STATE_UNSPECIFIED
+        self.status_text = ""
+        self._status_parts: list[Part] = []
+        self._streamed: dict[str, str] = {}
+
+    @property
+    def ended(self) -> bool:
+        return self.state in _FAILED_STATES or self.state in (
+            TaskState.TASK_STATE_COMPLETED,
+            TaskState.TASK_STATE_INPUT_REQUIRED,
+        )
+
+    def read(self, event: StreamResponse) -> list[AgentResponseUpdate]:
+        kind = event.WhichOneof("payload")
+        if kind == "message":
+            self.context_id = event.message.context_id or self.context_id
+            self.state = TaskState.TASK_STATE_COMPLETED
+            return self._updates([part_to_content(p) for p in event.message.parts])
+        if kind == "task":
+            return self._read_task(event.task)
+        if kind == "status_update":
+            self.task_id = event.status_update.task_id or self.task_id
+            self.context_id = event.status_update.context_id or self.context_id
+            self._status(event.status_update.status.state, event.status_update.status.message)
+            return []
+        if kind == "artifact_update":
+            update = event.artifact_update
+            self.task_id = update.task_id or self.task_id
+            return self._artifact(
+                update.artifact.artifact_id, list(update.artifact.parts), update.append
+            )
+        return []
+
+    def finish(self) -> list[AgentResponseUpdate]:
+        """The updates the task's final status asks for (input requests)."""
+        if self.state != TaskState.TASK_STATE_INPUT_REQUIRED:
+            return []
+        return self._updates([_input_request(p) for p in self._status_parts])
+
+    def _read_task(self, task: Task) -> list[AgentResponseUpdate]:
+        self.task_id = task.id or self.task_id
+        self.context_id = task.context_id or self.context_id
+        self._status(task.status.state, task.status.message)
+        updates: list[AgentResponseUpdate] = []
+        for artifact in task.artifacts:
+            updates.extend(self._artifact(artifact.artifact_id, list(artifact.parts), False))
+        return updates
+
+    def _status(self, state: TaskState.ValueType, message: A2AMessage) -> None:
+        self.state = state
+        self._status_parts = list(message.parts)
+        self.status_text = " ".join(p.text for p in message.parts if p.text)
+
+    def _artifact(
+        self, artifact_id: str, parts: list[Part], append: bool
+    ) -> list[AgentResponseUpdate]:
+        """Parts new to the caller; a replacement of a streamed artifact adds only its rest."""
+        text = "".join(p.text for p in parts if p.WhichOneof("content") == "text")
+        seen = self._streamed.get(artifact_id)
+        if seen is None or append:
+            self._streamed[artifact_id] = (seen or "") + text
+            return self._updates([part_to_content(p) for p in parts])
+        self._streamed[artifact_id] = text
+        if text.startswith(seen) and len(text) > len(seen):
+            return self._updates([Content.from_text(text[len(seen) :])])
+        return []
+
+    def _updates(self, contents: Sequence[Content | None]) -> list[AgentResponseUpdate]:
+        kept = [c for c in contents if c is not None]
+        if not kept:
+            return []
+        return [AgentResponseUpdate(contents=kept, role="assistant", author_name=self.author)]
+
+
+def _input_request(part: Part) -> Content | None:
+    """A status part of an input-required task as agentry content."""
+    if part.WhichOneof("content") == "data":
+        value = data_of(part)
+        data = cast("dict[str, Any]", value) if isinstance(value, dict) else {}
+        if data.get("kind") == APPROVAL_REQUEST_KIND:
+            call = Content.from_function_call(
+                call_id=str(data.get("call_id") or data.get("id") or ""),
+                name=str(data.get("name") or ""),
+                arguments=cast("dict[str, Any]", data.get("arguments") or {}),
+            )
+            return Content.from_function_approval_request(
+                id=str(data.get("id") or ""), function_call=call
+            )
+    return part_to_content(part)
+
+
+def _outgoing_message(messages: list[Message], context_id: str, task_id: str) -> A2AMessage:
+    parts: list[Part] = []
+    approvals: dict[str, bool] = {}
+    for message in messages:
+        if message.role not in ("user", "system"):
+            continue
+        for content in message.contents:
+            if content.type == "function_approval_response":
+                approvals[content.id or ""] = bool(content.approved)
+                continue
+            part = content_to_part(content)
+            if part is not None:
+                parts.append(part)
+    if approvals:
+        parts.append(
+            Part(
+                data=json_format.ParseDict({"approvals": approvals}, struct_pb2.Value()),
+                media_type="application/json",
+            )
+        )
+    if not parts:
+        raise ContentError("A2AAgent needs input to send: text, data, files, or approval responses")
+    return A2AMessage(
+        message_id=uuid.uuid4().hex,
+        role=Role.ROLE_USER,
+        context_id=context_id,
+        task_id=task_id,
+        parts=parts,
+    )
+
+
+async def _cancel_quietly(client: Client, task_id: str) -> None:
+    """Ask the remote agent to stop a task this run abandoned; ignore failures."""
+    with contextlib.suppress(A2AError, httpx.HTTPError, asyncio.TimeoutError):
+        await asyncio.wait_for(client.cancel_task(CancelTaskRequest(id=task_id)), 5)
