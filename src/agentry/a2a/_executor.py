@@ -67,7 +67,10 @@ class AgentryAgentExecutor(AgentExecutor):
         """Run the agent on the request's message and publish the task's events."""
         message = context.message
         task_id = context.task_id or ""
-        context_id = context.context_id or ""
+        current = context.current_task
+        # A follow-up naming only its task gets a fresh context id from the SDK; the
+        # conversation is the task's own context.
+        context_id = (current.context_id if current else None) or context.context_id or ""
         if message is None:
             raise InvalidParamsError(message="the request has no message to run the agent on")
         user_message = message_to_agentry(message)
@@ -75,7 +78,7 @@ class AgentryAgentExecutor(AgentExecutor):
             raise InvalidParamsError(
                 message="the message has no content: send at least one text, data, raw or url part"
             )
-        if context.current_task is None:
+        if current is None:
             await event_queue.enqueue_event(
                 Task(
                     id=task_id,

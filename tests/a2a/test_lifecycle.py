@@ -1,0 +1,154 @@
+"""Input-required for tool approvals, cancellation, and failures."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncGenerator
+from typing import cast
+
+import pytest
+from a2a.types import CancelTaskRequest, GetTaskRequest, StreamResponse, Task, TaskState
+
+from agentry import Agent
+from agentry.a2a._parts import data_of
+from agentry.clients.scripted import ScriptedChatClient
+
+from .conftest import BINDINGS, a2a_client, serve
+from .helpers import artifact_text, collect, delete_file, send_blocking, user_message
+
+pytestmark = pytest.mark.timeout(30)
+
+
+def approval_agent() -> tuple[Agent, ScriptedChatClient]:
+    model = ScriptedChatClient(
+        [
+            ScriptedChatClient.function_call("delete_file", {"path": "a.txt"}, call_id="c1"),
+            lambda messages, options: f"Result: {messages[-1].contents[0].result}",
+        ]
+    )
+    return Agent(client=model, name="files", tools=[delete_file]), model
+
+
+def approval_request(task: Task) -> dict[str, object]:
+    data = [data_of(p) for p in task.status.message.parts if p.HasField("data")]
+    assert len(data) == 1, task.status.message
+    return data[0]
+
+
+@pytest.mark.parametrize("binding", BINDINGS)
+async def test_tool_approval_is_input_required_then_resumes(binding: str) -> None:
+    agent, model = approval_agent()
+    async with serve(agent) as server, a2a_client(server.url, binding, streaming=False) as client:
+        waiting = await send_blocking(client, user_message("Delete a.txt"))
+        assert waiting.status.state == TaskState.TASK_STATE_INPUT_REQUIRED
+        request = approval_request(waiting)
+        assert request == {
+            "kind": "function_approval_request",
+            "id": "c1",
+            "call_id": "c1",
+            "name": "delete_file",
+            "arguments": {"path": "a.txt"},
+        }
+        assert "yes" in " ".join(p.text for p in waiting.status.message.parts)
+        done = await send_blocking(
+            client,
+            user_message(
+                task_id=waiting.id, context_id=waiting.context_id, data={"approved": True}
+            ),
+        )
+    assert done.id == waiting.id
+    assert done.status.state == TaskState.TASK_STATE_COMPLETED
+    assert artifact_text(done) == "Result: deleted a.txt"
+    assert len(model.calls) == 2
+
+
+async def test_rejected_approval_tells_the_model_the_tool_did_not_run() -> None:
+    agent, model = approval_agent()
+    async with serve(agent) as server, a2a_client(server.url, streaming=False) as client:
+        waiting = await send_blocking(client, user_message("Delete a.txt"))
+        done = await send_blocking(client, user_message("no", task_id=waiting.id))
+    assert done.status.state == TaskState.TASK_STATE_COMPLETED
+    assert "did not approve" in artifact_text(done)
+    assert len(model.calls) == 2
+
+
+async def test_unclear_answer_keeps_the_task_waiting() -> None:
+    agent, model = approval_agent()
+    async with serve(agent) as server, a2a_client(server.url, streaming=False) as client:
+        waiting = await send_blocking(client, user_message("Delete a.txt"))
+        still = await send_blocking(client, user_message("maybe later?", task_id=waiting.id))
+        assert still.status.state == TaskState.TASK_STATE_INPUT_REQUIRED
+        assert approval_request(still)["id"] == "c1"
+        assert "needs an answer" in " ".join(p.text for p in still.status.message.parts)
+        done = await send_blocking(
+            client, user_message(task_id=waiting.id, data={"approvals": {"c1": True}})
+        )
+    assert done.status.state == TaskState.TASK_STATE_COMPLETED
+    assert artifact_text(done) == "Result: deleted a.txt"
+    assert len(model.calls) == 2
+
+
+async def test_input_required_over_streaming() -> None:
+    agent, _ = approval_agent()
+    async with serve(agent) as server, a2a_client(server.url) as client:
+        events = await collect(client, user_message("Delete a.txt"))
+        last = events[-1].status_update
+        assert last.status.state == TaskState.TASK_STATE_INPUT_REQUIRED
+        resumed = await collect(client, user_message("yes", task_id=last.task_id))
+    states = [e.status_update.status.state for e in resumed if e.HasField("status_update")]
+    assert states[-1] == TaskState.TASK_STATE_COMPLETED
+
+
+@pytest.mark.parametrize("binding", BINDINGS)
+async def test_cancel_stops_a_slow_task(binding: str) -> None:
+    started = asyncio.Event()
+
+    async def slow(messages: object, options: object) -> str:
+        started.set()
+        await asyncio.sleep(30)
+        return "too late"
+
+    agent = Agent(client=ScriptedChatClient([slow]), name="slow")
+    async with serve(agent) as server, a2a_client(server.url, binding) as client:
+        stream = client.send_message(user_message("take your time"))
+        first = await anext(stream)
+        task_id = first.task.id
+        await asyncio.wait_for(started.wait(), 5)
+        canceled = await client.cancel_task(CancelTaskRequest(id=task_id))
+        await cast("AsyncGenerator[StreamResponse, None]", stream).aclose()
+        fetched = await client.get_task(GetTaskRequest(id=task_id))
+    assert canceled.status.state == TaskState.TASK_STATE_CANCELED
+    assert fetched.status.state == TaskState.TASK_STATE_CANCELED
+
+
+async def test_cancel_a_task_waiting_for_input() -> None:
+    agent, _ = approval_agent()
+    async with serve(agent) as server, a2a_client(server.url, streaming=False) as client:
+        waiting = await send_blocking(client, user_message("Delete a.txt"))
+        canceled = await client.cancel_task(CancelTaskRequest(id=waiting.id))
+    assert canceled.status.state == TaskState.TASK_STATE_CANCELED
+
+
+@pytest.mark.parametrize("binding", BINDINGS)
+async def test_agent_failure_ends_the_task_failed_with_the_reason(binding: str) -> None:
+    model = ScriptedChatClient([RuntimeError("the model is down")])
+    agent = Agent(client=model, name="broken")
+    async with serve(agent) as server, a2a_client(server.url, binding, streaming=False) as client:
+        failed = await send_blocking(client, user_message("hi"))
+        fetched = await client.get_task(GetTaskRequest(id=failed.id))
+        model.add("back again")
+        later = await send_blocking(client, user_message("hi again"))
+    assert failed.status.state == TaskState.TASK_STATE_FAILED
+    reason = failed.status.message.parts[0].text
+    assert reason == "The agent failed: RuntimeError: the model is down"
+    assert fetched.status.state == TaskState.TASK_STATE_FAILED
+    assert later.status.state == TaskState.TASK_STATE_COMPLETED
+
+
+async def test_streamed_failure_ends_in_failed_state() -> None:
+    agent = Agent(client=ScriptedChatClient([ValueError("bad answer")]), name="broken")
+    async with serve(agent) as server, a2a_client(server.url) as client:
+        events = await collect(client, user_message("hi"))
+    last = events[-1].status_update
+    assert last.status.state == TaskState.TASK_STATE_FAILED
+    assert "bad answer" in last.status.message.parts[0].text
