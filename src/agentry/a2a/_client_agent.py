@@ -10,7 +10,7 @@ from types import TracebackType
 from typing import Any, Literal, cast, overload
 
 import httpx
-from a2a.client import Client, ClientConfig, create_client
+from a2a.client import A2ACardResolver, Client, ClientConfig, create_client
 from a2a.types import (
     AgentCard,
     CancelTaskRequest,
@@ -195,11 +195,13 @@ class A2AAgent(BaseAgent):
                     httpx_client=self._http,
                     supported_protocol_bindings=self.bindings,
                 )
-                target: str | AgentCard = (
-                    self.agent_card if self.agent_card is not None else cast(str, self.url)
-                )
                 try:
-                    self._client = await create_client(target, client_config=config)
+                    if self.agent_card is None:
+                        resolver = A2ACardResolver(self._http, cast(str, self.url))
+                        self.agent_card = await resolver.get_agent_card()
+                        self.name = self.name or self.agent_card.name or None
+                        self.description = self.description or self.agent_card.description or None
+                    self._client = await create_client(self.agent_card, client_config=config)
                 except (A2AError, httpx.HTTPError, ValueError) as error:
                     raise RemoteAgentError(
                         f"cannot connect to the A2A agent at {self.url or 'its card URL'}: {error}"
