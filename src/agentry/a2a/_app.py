@@ -7,6 +7,8 @@ from collections.abc import AsyncGenerator
 from pathlib import Path
 from typing import Any
 
+from a2a.server.agent_execution import RequestContext, SimpleRequestContextBuilder
+from a2a.server.context import ServerCallContext
 from a2a.server.request_handlers import DefaultRequestHandler
 from a2a.server.routes import (
     create_agent_card_routes,
@@ -14,9 +16,10 @@ from a2a.server.routes import (
     create_rest_routes,
 )
 from a2a.server.tasks import DatabaseTaskStore, InMemoryTaskStore, TaskStore
-from a2a.types import AgentCard
+from a2a.types import AgentCard, SendMessageRequest, Task
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from starlette.applications import Starlette
+from typing_extensions import override
 
 from agentry.a2a._card import build_agent_card
 from agentry.a2a._executor import AgentryAgentExecutor
@@ -60,6 +63,35 @@ class A2AApp(BodySizeLimit):
         self.agent_card = agent_card
         self.executor = executor
         self.request_handler = request_handler
+
+
+class _TaskContextBuilder(SimpleRequestContextBuilder):
+    """Gives a follow-up message that names only its task the task's own context id.
+
+    Without this, such a message gets a fresh context id, which conflicts with the stored
+    task once the server has restarted.
+    """
+
+    def __init__(self, task_store: TaskStore) -> None:
+        super().__init__(task_store=task_store)
+        self._tasks = task_store
+
+    @override
+    async def build(
+        self,
+        context: ServerCallContext,
+        params: SendMessageRequest | None = None,
+        task_id: str | None = None,
+        context_id: str | None = None,
+        task: Task | None = None,
+    ) -> RequestContext:
+        if task_id and not context_id:
+            stored = await self._tasks.get(task_id, context)
+            if stored is not None and stored.context_id:
+                context_id = stored.context_id
+        return await super().build(
+            context, params=params, task_id=task_id, context_id=context_id, task=task
+        )
 
 
 def create_app(
@@ -115,7 +147,12 @@ def create_app(
         else:
             sessions = owned_sessions = SQLiteContextSessionStore(database)
     executor = AgentryAgentExecutor(agent, sessions=sessions)
-    handler = DefaultRequestHandler(agent_executor=executor, task_store=task_store, agent_card=card)
+    handler = DefaultRequestHandler(
+        agent_executor=executor,
+        task_store=task_store,
+        agent_card=card,
+        request_context_builder=_TaskContextBuilder(task_store),
+    )
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncGenerator[None, None]:
