@@ -69,8 +69,12 @@ def part_to_content(part: Part) -> Content | None:
 
 
 def parts_to_contents(parts: Iterable[Part]) -> list[Content]:
-    """A2A parts as agentry contents, leaving out empty parts."""
-    return [c for c in (part_to_content(p) for p in parts) if c is not None]
+    """A2A parts as agentry contents, leaving out parts that hold nothing (or empty text)."""
+    return [
+        c
+        for c in (part_to_content(p) for p in parts)
+        if c is not None and not (c.type == "text" and not c.text)
+    ]
 
 
 def data_of(part: Part) -> Any:
