@@ -18,7 +18,7 @@ _EXPORTS: dict[str, str] = {
     "A2AApp": "agentry.a2a._app",
     "AgentryAgentExecutor": "agentry.a2a._executor",
     "ContextSessionStore": "agentry.a2a._sessions",
-    "DEFAULT_DATABASE": "agentry.a2a._app",
+    "DEFAULT_DATABASE": "agentry.a2a._sessions",
     "InMemoryContextSessionStore": "agentry.a2a._sessions",
     "SQLiteContextSessionStore": "agentry.a2a._sessions",
     "build_agent_card": "agentry.a2a._card",
@@ -63,12 +63,13 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
-    from agentry.a2a._app import DEFAULT_DATABASE, A2AApp, create_app
+    from agentry.a2a._app import A2AApp, create_app
     from agentry.a2a._card import build_agent_card
     from agentry.a2a._client_agent import A2AAgent
     from agentry.a2a._executor import AgentryAgentExecutor
     from agentry.a2a._serve import serve
     from agentry.a2a._sessions import (
+        DEFAULT_DATABASE,
         ContextSessionStore,
         InMemoryContextSessionStore,
         SQLiteContextSessionStore,

@@ -25,16 +25,15 @@ from agentry.a2a._card import build_agent_card
 from agentry.a2a._executor import AgentryAgentExecutor
 from agentry.a2a._limits import BodySizeLimit
 from agentry.a2a._sessions import (
+    DEFAULT_DATABASE,
     ContextSessionStore,
     InMemoryContextSessionStore,
     SQLiteContextSessionStore,
 )
 from agentry.agents import SupportsAgentRun
 
-__all__ = ["DEFAULT_DATABASE", "A2AApp", "create_app"]
+__all__ = ["A2AApp", "create_app"]
 
-DEFAULT_DATABASE = "agentry-a2a.sqlite"
-"""The SQLite file `create_app` keeps tasks and sessions in unless told otherwise."""
 
 _JSONRPC_PATH = "/"
 

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from agentry.a2a._app import DEFAULT_DATABASE, create_app
+from agentry.a2a._sessions import DEFAULT_DATABASE
 from agentry.agents import SupportsAgentRun
 from agentry.errors import AgentryError
 
@@ -71,6 +71,8 @@ def serve(
         log_level: uvicorn's log level.
     """
     import uvicorn
+
+    from agentry.a2a._app import create_app
 
     app = create_app(agent, url=url or f"http://{host}:{port}", database=database)
     uvicorn.run(app, host=host, port=port, log_level=log_level)

@@ -16,7 +16,15 @@ from typing import Any, Protocol, runtime_checkable
 from agentry.errors import HistoryStoreError
 from agentry.sessions import AgentSession
 
-__all__ = ["ContextSessionStore", "InMemoryContextSessionStore", "SQLiteContextSessionStore"]
+__all__ = [
+    "DEFAULT_DATABASE",
+    "ContextSessionStore",
+    "InMemoryContextSessionStore",
+    "SQLiteContextSessionStore",
+]
+
+DEFAULT_DATABASE = "agentry-a2a.sqlite"
+"""The SQLite file the A2A server keeps tasks and sessions in unless told otherwise."""
 
 
 @runtime_checkable
