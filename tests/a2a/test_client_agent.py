@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agentry import Agent, Message
-from agentry.a2a import A2AAgent
-from agentry.a2a._errors import RemoteAgentError
+from agentry.a2a import A2AAgent, RemoteAgentError
 from agentry.clients.scripted import ScriptedChatClient
 from agentry.errors import ContentError
 

@@ -20,6 +20,7 @@ _EXPORTS: dict[str, str] = {
     "ContextSessionStore": "agentry.a2a._sessions",
     "DEFAULT_DATABASE": "agentry.a2a._sessions",
     "InMemoryContextSessionStore": "agentry.a2a._sessions",
+    "RemoteAgentError": "agentry.a2a._errors",
     "SQLiteContextSessionStore": "agentry.a2a._sessions",
     "build_agent_card": "agentry.a2a._card",
     "create_app": "agentry.a2a._app",
@@ -33,6 +34,7 @@ __all__ = [
     "AgentryAgentExecutor",
     "ContextSessionStore",
     "InMemoryContextSessionStore",
+    "RemoteAgentError",
     "SQLiteContextSessionStore",
     "build_agent_card",
     "create_app",
@@ -66,6 +68,7 @@ if TYPE_CHECKING:
     from agentry.a2a._app import A2AApp, create_app
     from agentry.a2a._card import build_agent_card
     from agentry.a2a._client_agent import A2AAgent
+    from agentry.a2a._errors import RemoteAgentError
     from agentry.a2a._executor import AgentryAgentExecutor
     from agentry.a2a._serve import serve
     from agentry.a2a._sessions import (

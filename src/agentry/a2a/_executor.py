@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
+import weakref
 from collections.abc import Sequence
 from typing import Any, cast
 
@@ -61,7 +62,8 @@ class AgentryAgentExecutor(AgentExecutor):
     ) -> None:
         self.agent = agent
         self.sessions: ContextSessionStore = sessions or InMemoryContextSessionStore()
-        self._locks: dict[str, asyncio.Lock] = {}
+        # One run at a time per context; a lock disappears once no run holds or awaits it.
+        self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
 
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
         """Run the agent on the request's message and publish the task's events."""
@@ -88,12 +90,18 @@ class AgentryAgentExecutor(AgentExecutor):
                 )
             )
         updater = TaskUpdater(event_queue, task_id, context_id)
-        lock = self._locks.setdefault(context_id, asyncio.Lock())
+        lock = self._locks.get(context_id)
+        if lock is None:
+            lock = self._locks[context_id] = asyncio.Lock()
         async with lock:
-            session = await self._load_session(context_id)
+            session: AgentSession | None = None
             try:
+                session = await self._load_session(context_id)
                 await self._run(user_message, session, task_id, updater)
+                await self.sessions.save(context_id, session)
             except asyncio.CancelledError:
+                if session is not None:
+                    await self.sessions.save(context_id, session)
                 raise
             except Exception as error:
                 logger.exception("agent run for A2A task %s failed", task_id)
@@ -102,8 +110,6 @@ class AgentryAgentExecutor(AgentExecutor):
                         [Part(text=f"The agent failed: {type(error).__name__}: {error}")]
                     )
                 )
-            finally:
-                await self.sessions.save(context_id, session)
 
     async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
         """Mark the task canceled; the server then stops the running `execute`."""
