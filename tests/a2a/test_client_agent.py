@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
+from a2a.types import ListTasksRequest, TaskState
 
 from agentry import Agent, Message
 from agentry.a2a import A2AAgent, RemoteAgentError
 from agentry.clients.scripted import ScriptedChatClient
 from agentry.errors import ContentError
 
-from .conftest import BINDINGS, serve
+from .conftest import BINDINGS, a2a_client, serve
+from .demo_agent import build
 from .helpers import adding_agent, count_users, delete_file, script_addition
 
 pytestmark = pytest.mark.timeout(30)
@@ -115,3 +119,16 @@ async def test_empty_input_is_refused_before_sending() -> None:
     async with serve(agent) as server, A2AAgent(url=server.url) as remote:
         with pytest.raises(ContentError, match="needs input"):
             await remote.run([])
+
+
+async def test_abandoned_run_cancels_the_remote_task() -> None:
+    async with serve(build()) as server, A2AAgent(url=server.url) as remote:
+        with pytest.raises(asyncio.TimeoutError):
+            await asyncio.wait_for(remote.run("slow work"), 1.0)
+        async with a2a_client(server.url, streaming=False) as client:
+            for _ in range(100):
+                tasks = (await client.list_tasks(ListTasksRequest())).tasks
+                if tasks and tasks[0].status.state == TaskState.TASK_STATE_CANCELED:
+                    break
+                await asyncio.sleep(0.05)
+    assert [t.status.state for t in tasks] == [TaskState.TASK_STATE_CANCELED]
