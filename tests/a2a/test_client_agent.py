@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from a2a.types import ListTasksRequest, TaskState
+from a2a.types import ListTasksRequest, Task, TaskState
 
 from agentry import Agent, Message
 from agentry.a2a import A2AAgent, RemoteAgentError
@@ -125,9 +125,10 @@ async def test_abandoned_run_cancels_the_remote_task() -> None:
     async with serve(build()) as server, A2AAgent(url=server.url) as remote:
         with pytest.raises(asyncio.TimeoutError):
             await asyncio.wait_for(remote.run("slow work"), 1.0)
+        tasks: list[Task] = []
         async with a2a_client(server.url, streaming=False) as client:
             for _ in range(100):
-                tasks = (await client.list_tasks(ListTasksRequest())).tasks
+                tasks = list((await client.list_tasks(ListTasksRequest())).tasks)
                 if tasks and tasks[0].status.state == TaskState.TASK_STATE_CANCELED:
                     break
                 await asyncio.sleep(0.05)
