@@ -4,12 +4,20 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncGenerator
-from typing import cast
+from typing import Any, cast
 
 import pytest
-from a2a.types import CancelTaskRequest, GetTaskRequest, StreamResponse, Task, TaskState
+from a2a.types import (
+    CancelTaskRequest,
+    GetTaskRequest,
+    StreamResponse,
+    SubscribeToTaskRequest,
+    Task,
+    TaskState,
+)
+from a2a.utils.errors import UnsupportedOperationError
 
-from agentry import Agent
+from agentry import Agent, ContextProvider
 from agentry.a2a._parts import data_of
 from agentry.clients.scripted import ScriptedChatClient
 
@@ -152,3 +160,76 @@ async def test_streamed_failure_ends_in_failed_state() -> None:
     last = events[-1].status_update
     assert last.status.state == TaskState.TASK_STATE_FAILED
     assert "bad answer" in last.status.message.parts[0].text
+
+
+async def test_session_that_cannot_be_saved_fails_the_task_with_the_reason() -> None:
+    class Unstorable(ContextProvider):
+        async def after_run(self, *, agent: Any, session: Any, context: Any, state: Any) -> None:
+            state["handle"] = object()  # not JSON: the session cannot be stored
+
+    agent = Agent(
+        client=ScriptedChatClient(["fine"]), name="leaky", context_providers=[Unstorable("x")]
+    )
+    async with serve(agent) as server, a2a_client(server.url, streaming=False) as client:
+        task = await send_blocking(client, user_message("hi"))
+    assert task.status.state == TaskState.TASK_STATE_FAILED
+    assert "SerializationError" in task.status.message.parts[0].text
+    assert "register_state_type" in task.status.message.parts[0].text
+
+
+@pytest.mark.parametrize("binding", BINDINGS)
+async def test_finished_task_refuses_more_messages(binding: str) -> None:
+    agent = Agent(client=ScriptedChatClient(["done"]), name="once")
+    async with serve(agent) as server, a2a_client(server.url, binding, streaming=False) as client:
+        task = await send_blocking(client, user_message("hi"))
+        with pytest.raises(UnsupportedOperationError, match="terminal state"):
+            await send_blocking(client, user_message("more", task_id=task.id))
+
+
+@pytest.mark.parametrize("binding", BINDINGS)
+async def test_return_immediately_then_subscribe_to_the_running_task(binding: str) -> None:
+    release = asyncio.Event()
+
+    async def waits(messages: object, options: object) -> str:
+        await release.wait()
+        return "released"
+
+    agent = Agent(client=ScriptedChatClient([waits]), name="waiter")
+    async with serve(agent) as server, a2a_client(server.url, binding) as client:
+        request = user_message("wait for it")
+        request.configuration.return_immediately = True
+        async with a2a_client(server.url, binding, streaming=False) as plain:
+            [first] = await collect(plain, request)
+        task_id = first.task.id
+        assert first.task.status.state in (
+            TaskState.TASK_STATE_SUBMITTED,
+            TaskState.TASK_STATE_WORKING,
+        )
+        subscription = client.subscribe(SubscribeToTaskRequest(id=task_id))
+        snapshot = await anext(subscription)
+        assert snapshot.task.id == task_id
+        release.set()
+        rest = [event async for event in subscription]
+        fetched = await client.get_task(GetTaskRequest(id=task_id))
+    assert rest[-1].status_update.status.state == TaskState.TASK_STATE_COMPLETED
+    assert artifact_text(fetched) == "released"
+
+
+async def test_contexts_run_side_by_side() -> None:
+    arrived: list[str] = []
+    gate = asyncio.Event()
+
+    async def meets(messages: list[Any], options: object) -> str:
+        arrived.append(messages[-1].text)
+        if len(arrived) == 2:
+            gate.set()
+        await asyncio.wait_for(gate.wait(), 5)
+        return f"answered {messages[-1].text}"
+
+    agent = Agent(client=ScriptedChatClient([meets, meets]), name="pair")
+    async with serve(agent) as server, a2a_client(server.url, streaming=False) as client:
+        first, second = await asyncio.gather(
+            send_blocking(client, user_message("a")), send_blocking(client, user_message("b"))
+        )
+    assert sorted(arrived) == ["a", "b"]
+    assert {artifact_text(first), artifact_text(second)} == {"answered a", "answered b"}

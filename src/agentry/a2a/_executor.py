@@ -97,8 +97,7 @@ class AgentryAgentExecutor(AgentExecutor):
             session: AgentSession | None = None
             try:
                 session = await self._load_session(context_id)
-                await self._run(user_message, session, task_id, updater)
-                await self.sessions.save(context_id, session)
+                await self._run(user_message, session, context_id, task_id, updater)
             except asyncio.CancelledError:
                 if session is not None:
                     await self.sessions.save(context_id, session)
@@ -123,8 +122,14 @@ class AgentryAgentExecutor(AgentExecutor):
         return session
 
     async def _run(
-        self, user_message: Message, session: AgentSession, task_id: str, updater: TaskUpdater
+        self,
+        user_message: Message,
+        session: AgentSession,
+        context_id: str,
+        task_id: str,
+        updater: TaskUpdater,
     ) -> None:
+        """Run the agent; the session is saved before the task's final status goes out."""
         pending = _pending_requests(session, task_id)
         if pending:
             answers = approval_answers(user_message, pending)
@@ -149,8 +154,10 @@ class AgentryAgentExecutor(AgentExecutor):
         if requests:
             approvals = [r for r in requests if r.type == "function_approval_request"]
             _set_pending_requests(session, task_id, approvals)
+            await self.sessions.save(context_id, session)
             await self._ask(updater, requests, f"The agent needs your approval. {ANSWER_HINT}")
             return
+        await self.sessions.save(context_id, session)
         await updater.complete()
 
     async def _publish(
