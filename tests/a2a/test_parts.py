@@ -13,7 +13,7 @@ from a2a.types import Part, Role
 from google.protobuf import json_format, struct_pb2
 
 from agentry import Content, Message
-from agentry.a2a._approvals import approval_answers
+from agentry.a2a._approvals import request_answers
 from agentry.a2a._parts import (
     approval_request_data,
     content_to_part,
@@ -125,7 +125,7 @@ def answer_data(value: Any) -> Content:
 
 def test_text_answers_apply_to_every_request() -> None:
     for word, approved in [("Yes", True), ("approve.", True), (" no ", False), ("Reject!", False)]:
-        answers = approval_answers(reply(Content.from_text(word)), pending("a", "b"))
+        answers = request_answers(reply(Content.from_text(word)), pending("a", "b"))
         assert answers is not None
         assert [(a.id, a.approved, a.type) for a in answers] == [
             ("a", approved, "function_approval_response"),
@@ -134,25 +134,25 @@ def test_text_answers_apply_to_every_request() -> None:
 
 
 def test_data_answers_can_decide_each_request() -> None:
-    both = approval_answers(
+    both = request_answers(
         reply(answer_data({"approvals": {"a": True, "b": False}})), pending("a", "b")
     )
     assert both is not None
     assert [(a.id, a.approved) for a in both] == [("a", True), ("b", False)]
-    one = approval_answers(reply(answer_data({"id": "b", "approved": False})), pending("b"))
+    one = request_answers(reply(answer_data({"id": "b", "approved": False})), pending("b"))
     assert one is not None
     assert [(a.id, a.approved) for a in one] == [("b", False)]
-    everything = approval_answers(reply(answer_data({"approved": True})), pending("a"))
+    everything = request_answers(reply(answer_data({"approved": True})), pending("a"))
     assert everything is not None
     assert everything[0].approved is True
 
 
 def test_unclear_or_partial_answers_are_none() -> None:
-    assert approval_answers(reply(Content.from_text("perhaps")), pending("a")) is None
+    assert request_answers(reply(Content.from_text("perhaps")), pending("a")) is None
     assert (
-        approval_answers(reply(answer_data({"approvals": {"a": True}})), pending("a", "b")) is None
+        request_answers(reply(answer_data({"approvals": {"a": True}})), pending("a", "b")) is None
     )
-    assert approval_answers(reply(answer_data({"approved": "yes"})), pending("a")) is None
+    assert request_answers(reply(answer_data({"approved": "yes"})), pending("a")) is None
 
 
 def test_importing_agentry_does_not_import_the_sdk() -> None:

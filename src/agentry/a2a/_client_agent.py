@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Sequence
 from types import TracebackType
@@ -27,7 +28,13 @@ from google.protobuf import json_format, struct_pb2
 from typing_extensions import Self
 
 from agentry.a2a._errors import RemoteAgentError
-from agentry.a2a._parts import APPROVAL_REQUEST_KIND, content_to_part, data_of, part_to_content
+from agentry.a2a._parts import (
+    APPROVAL_REQUEST_KIND,
+    INFO_REQUEST_KIND,
+    content_to_part,
+    data_of,
+    part_to_content,
+)
 from agentry.agents import BaseAgent
 from agentry.agents._agent_middleware import run_with_agent_middleware
 from agentry.errors import ContentError
@@ -342,6 +349,13 @@ def _input_request(part: Part) -> Content | None:
     if part.WhichOneof("content") == "data":
         value = data_of(part)
         data = cast("dict[str, Any]", value) if isinstance(value, dict) else {}
+        if data.get("kind") == INFO_REQUEST_KIND:
+            request_id = str(data.get("id") or "")
+            return Content.from_function_call(
+                call_id=request_id,
+                name=INFO_REQUEST_KIND,
+                arguments={"request_id": request_id, "data": data.get("data")},
+            )
         if data.get("kind") == APPROVAL_REQUEST_KIND:
             call = Content.from_function_call(
                 call_id=str(data.get("call_id") or data.get("id") or ""),
@@ -357,20 +371,26 @@ def _input_request(part: Part) -> Content | None:
 def _outgoing_message(messages: list[Message], context_id: str, task_id: str) -> A2AMessage:
     parts: list[Part] = []
     approvals: dict[str, bool] = {}
+    responses: dict[str, Any] = {}
     for message in messages:
-        if message.role not in ("user", "system"):
-            continue
         for content in message.contents:
             if content.type == "function_approval_response":
                 approvals[content.id or ""] = bool(content.approved)
-                continue
-            part = content_to_part(content)
-            if part is not None:
-                parts.append(part)
+            elif content.type == "function_result":
+                responses[content.call_id or ""] = _jsonable(content.result)
+            elif message.role in ("user", "system"):
+                part = content_to_part(content)
+                if part is not None:
+                    parts.append(part)
+    answers: dict[str, Any] = {}
     if approvals:
+        answers["approvals"] = approvals
+    if responses:
+        answers["responses"] = responses
+    if answers:
         parts.append(
             Part(
-                data=json_format.ParseDict({"approvals": approvals}, struct_pb2.Value()),
+                data=json_format.ParseDict(answers, struct_pb2.Value()),
                 media_type="application/json",
             )
         )
@@ -383,6 +403,15 @@ def _outgoing_message(messages: list[Message], context_id: str, task_id: str) ->
         task_id=task_id,
         parts=parts,
     )
+
+
+def _jsonable(value: Any) -> Any:
+    """A value protobuf's JSON can carry (function results are JSON-ready already)."""
+    try:
+        json.dumps(value)
+    except (TypeError, ValueError):
+        return str(value)
+    return value
 
 
 async def _cancel_quietly(client: Client, task_id: str) -> None:

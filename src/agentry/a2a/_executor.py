@@ -20,7 +20,7 @@ from a2a.server.tasks import TaskUpdater
 from a2a.types import Part, Task, TaskState, TaskStatus
 from a2a.utils.errors import InvalidParamsError
 
-from agentry.a2a._approvals import ANSWER_HINT, approval_answers
+from agentry.a2a._approvals import ANSWER_HINT, is_info_request, request_answers
 from agentry.a2a._parts import (
     content_to_part,
     message_to_agentry,
@@ -132,7 +132,7 @@ class AgentryAgentExecutor(AgentExecutor):
         """Run the agent; the session is saved before the task's final status goes out."""
         pending = _pending_requests(session, task_id)
         if pending:
-            answers = approval_answers(user_message, pending)
+            answers = request_answers(user_message, pending)
             if answers is None:
                 await self._ask(
                     updater, pending, f"The pending request needs an answer. {ANSWER_HINT}"
@@ -143,19 +143,25 @@ class AgentryAgentExecutor(AgentExecutor):
         await updater.start_work()
         writer = _ArtifactWriter(updater)
         requests: list[Content] = []
+        answered: set[str] = set()
         stream = self.agent.run([user_message], stream=True, session=session)
         try:
             async for update in stream:
-                requests.extend(c for c in update.contents if c.user_input_request)
+                for content in update.contents:
+                    if content.user_input_request or is_info_request(content):
+                        requests.append(content)
+                    elif content.type == "function_result":
+                        answered.add(content.call_id or "")
                 await self._publish(update, writer, updater)
         finally:
             await stream.aclose()
         await writer.finish()
+        # A `request_info` call that got no result in the run waits for the user.
+        requests = [r for r in requests if not is_info_request(r) or r.call_id not in answered]
         if requests:
-            approvals = [r for r in requests if r.type == "function_approval_request"]
-            _set_pending_requests(session, task_id, approvals)
+            _set_pending_requests(session, task_id, requests)
             await self.sessions.save(context_id, session)
-            await self._ask(updater, requests, f"The agent needs your approval. {ANSWER_HINT}")
+            await self._ask(updater, requests, f"The agent needs your input. {ANSWER_HINT}")
             return
         await self.sessions.save(context_id, session)
         await updater.complete()
@@ -164,7 +170,7 @@ class AgentryAgentExecutor(AgentExecutor):
         self, update: AgentResponseUpdate, writer: _ArtifactWriter, updater: TaskUpdater
     ) -> None:
         for content in update.contents:
-            if content.type == "function_call":
+            if content.type == "function_call" and not is_info_request(content):
                 await updater.update_status(
                     TaskState.TASK_STATE_WORKING,
                     updater.new_agent_message([Part(text=f"Calling tool {content.name}.")]),

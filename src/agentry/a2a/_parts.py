@@ -21,10 +21,12 @@ from agentry.types import Content, Message
 __all__ = [
     "APPROVAL_REQUEST_KIND",
     "DATA_PROPERTY",
+    "INFO_REQUEST_KIND",
     "approval_request_data",
     "contents_to_parts",
     "content_to_part",
     "data_of",
+    "info_request_data",
     "message_to_agentry",
     "part_to_content",
     "parts_to_contents",
@@ -36,6 +38,9 @@ DATA_PROPERTY = "a2a_data"
 
 APPROVAL_REQUEST_KIND = "function_approval_request"
 """The `kind` of the data part that asks the user to approve a tool call."""
+
+INFO_REQUEST_KIND = "request_info"
+"""The `kind` of the data part that asks the user for information (a workflow's request)."""
 
 _FILENAME_PROPERTY = "filename"
 
@@ -114,6 +119,8 @@ def content_to_part(content: Content) -> Part | None:
         return Part(text=f"Error: {content.message or 'unknown error'}")
     if content.type == APPROVAL_REQUEST_KIND:
         return _data_part(approval_request_data(content), "application/json")
+    if content.type == "function_call" and content.name == INFO_REQUEST_KIND:
+        return _data_part(info_request_data(content), "application/json")
     return None
 
 
@@ -137,6 +144,19 @@ def approval_request_data(request: Content) -> dict[str, Any]:
         "call_id": call.call_id if call is not None else "",
         "name": call.name if call is not None else "",
         "arguments": arguments,
+    }
+
+
+def info_request_data(request: Content) -> dict[str, Any]:
+    """The data-part form of a workflow's request for information."""
+    try:
+        arguments = request.parse_arguments()
+    except ValueError:
+        arguments = {}
+    return {
+        "kind": INFO_REQUEST_KIND,
+        "id": request.call_id or "",
+        "data": arguments.get("data"),
     }
 
 
