@@ -15,7 +15,7 @@ from a2a.types import TaskState
 
 from agentry import AgentResponseUpdate, Content, Message
 from agentry.a2a import A2AAgent
-from agentry.a2a._approvals import request_answers
+from agentry.a2a._answers import request_answers
 from agentry.a2a._parts import data_of
 from agentry.agents import BaseAgent, SupportsAgentRun
 

@@ -13,7 +13,7 @@ from a2a.types import Part, Role
 from google.protobuf import json_format, struct_pb2
 
 from agentry import Content, Message
-from agentry.a2a._approvals import request_answers
+from agentry.a2a._answers import request_answers
 from agentry.a2a._parts import (
     approval_request_data,
     content_to_part,

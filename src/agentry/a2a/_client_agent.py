@@ -18,8 +18,6 @@ from a2a.types import (
     Part,
     Role,
     SendMessageRequest,
-    StreamResponse,
-    Task,
     TaskState,
 )
 from a2a.types import Message as A2AMessage
@@ -29,12 +27,9 @@ from typing_extensions import Self
 
 from agentry.a2a._errors import RemoteAgentError
 from agentry.a2a._parts import (
-    APPROVAL_REQUEST_KIND,
-    INFO_REQUEST_KIND,
     content_to_part,
-    data_of,
-    part_to_content,
 )
+from agentry.a2a._task_reader import FAILED_STATES, TaskReader
 from agentry.agents import BaseAgent
 from agentry.agents._agent_middleware import run_with_agent_middleware
 from agentry.errors import ContentError
@@ -45,7 +40,6 @@ from agentry.types import (
     AgentResponse,
     AgentResponseUpdate,
     AgentRunInputs,
-    Content,
     Message,
     ResponseStream,
     normalize_messages,
@@ -54,12 +48,6 @@ from agentry.types import (
 __all__ = ["A2AAgent"]
 
 _STATE_KEY = "agentry.a2a.remote"
-_FAILED_STATES: dict[int, str] = {
-    TaskState.TASK_STATE_FAILED: "failed",
-    TaskState.TASK_STATE_REJECTED: "rejected",
-    TaskState.TASK_STATE_CANCELED: "canceled",
-    TaskState.TASK_STATE_AUTH_REQUIRED: "auth-required",
-}
 
 
 class A2AAgent(BaseAgent):
@@ -229,7 +217,7 @@ class A2AAgent(BaseAgent):
                 messages, state.get("context_id") or "", state.get("task_id") or ""
             )
         )
-        reader = _TaskReader(self.name)
+        reader = TaskReader(self.name)
         finished = False
         try:
             async for event in client.send_message(request):
@@ -252,120 +240,15 @@ class A2AAgent(BaseAgent):
         state.pop("task_id", None)
         if reader.state == TaskState.TASK_STATE_INPUT_REQUIRED:
             state["task_id"] = reader.task_id
-        elif reader.state in _FAILED_STATES:
+        elif reader.state in FAILED_STATES:
             raise RemoteAgentError(
-                f"the A2A agent's task ended {_FAILED_STATES[reader.state]}: "
+                f"the A2A agent's task ended {FAILED_STATES[reader.state]}: "
                 f"{reader.status_text or 'no reason given'}",
-                state=_FAILED_STATES[reader.state],
+                state=FAILED_STATES[reader.state],
                 task_id=reader.task_id,
             )
         for update in reader.finish():
             yield update
-
-
-class _TaskReader:
-    """Turns the remote task's events into agentry updates."""
-
-    def __init__(self, author: str | None) -> None:
-        self.author = author
-        self.task_id = ""
-        self.context_id = ""
-        self.state: TaskState.ValueType = TaskState.TASK_STATE_UNSPECIFIED
-        self.status_text = ""
-        self._status_parts: list[Part] = []
-        self._streamed: dict[str, str] = {}
-
-    @property
-    def ended(self) -> bool:
-        return self.state in _FAILED_STATES or self.state in (
-            TaskState.TASK_STATE_COMPLETED,
-            TaskState.TASK_STATE_INPUT_REQUIRED,
-        )
-
-    def read(self, event: StreamResponse) -> list[AgentResponseUpdate]:
-        kind = event.WhichOneof("payload")
-        if kind == "message":
-            self.context_id = event.message.context_id or self.context_id
-            self.state = TaskState.TASK_STATE_COMPLETED
-            return self._updates([part_to_content(p) for p in event.message.parts])
-        if kind == "task":
-            return self._read_task(event.task)
-        if kind == "status_update":
-            self.task_id = event.status_update.task_id or self.task_id
-            self.context_id = event.status_update.context_id or self.context_id
-            self._status(event.status_update.status.state, event.status_update.status.message)
-            return []
-        if kind == "artifact_update":
-            update = event.artifact_update
-            self.task_id = update.task_id or self.task_id
-            return self._artifact(
-                update.artifact.artifact_id, list(update.artifact.parts), update.append
-            )
-        return []
-
-    def finish(self) -> list[AgentResponseUpdate]:
-        """The updates the task's final status asks for (input requests)."""
-        if self.state != TaskState.TASK_STATE_INPUT_REQUIRED:
-            return []
-        return self._updates([_input_request(p) for p in self._status_parts])
-
-    def _read_task(self, task: Task) -> list[AgentResponseUpdate]:
-        self.task_id = task.id or self.task_id
-        self.context_id = task.context_id or self.context_id
-        self._status(task.status.state, task.status.message)
-        updates: list[AgentResponseUpdate] = []
-        for artifact in task.artifacts:
-            updates.extend(self._artifact(artifact.artifact_id, list(artifact.parts), False))
-        return updates
-
-    def _status(self, state: TaskState.ValueType, message: A2AMessage) -> None:
-        self.state = state
-        self._status_parts = list(message.parts)
-        self.status_text = " ".join(p.text for p in message.parts if p.text)
-
-    def _artifact(
-        self, artifact_id: str, parts: list[Part], append: bool
-    ) -> list[AgentResponseUpdate]:
-        """Parts new to the caller; a replacement of a streamed artifact adds only its rest."""
-        text = "".join(p.text for p in parts if p.WhichOneof("content") == "text")
-        seen = self._streamed.get(artifact_id)
-        if seen is None or append:
-            self._streamed[artifact_id] = (seen or "") + text
-            return self._updates([part_to_content(p) for p in parts])
-        self._streamed[artifact_id] = text
-        if text.startswith(seen) and len(text) > len(seen):
-            return self._updates([Content.from_text(text[len(seen) :])])
-        return []
-
-    def _updates(self, contents: Sequence[Content | None]) -> list[AgentResponseUpdate]:
-        kept = [c for c in contents if c is not None]
-        if not kept:
-            return []
-        return [AgentResponseUpdate(contents=kept, role="assistant", author_name=self.author)]
-
-
-def _input_request(part: Part) -> Content | None:
-    """A status part of an input-required task as agentry content."""
-    if part.WhichOneof("content") == "data":
-        value = data_of(part)
-        data = cast("dict[str, Any]", value) if isinstance(value, dict) else {}
-        if data.get("kind") == INFO_REQUEST_KIND:
-            request_id = str(data.get("id") or "")
-            return Content.from_function_call(
-                call_id=request_id,
-                name=INFO_REQUEST_KIND,
-                arguments={"request_id": request_id, "data": data.get("data")},
-            )
-        if data.get("kind") == APPROVAL_REQUEST_KIND:
-            call = Content.from_function_call(
-                call_id=str(data.get("call_id") or data.get("id") or ""),
-                name=str(data.get("name") or ""),
-                arguments=cast("dict[str, Any]", data.get("arguments") or {}),
-            )
-            return Content.from_function_approval_request(
-                id=str(data.get("id") or ""), function_call=call
-            )
-    return part_to_content(part)
 
 
 def _outgoing_message(messages: list[Message], context_id: str, task_id: str) -> A2AMessage:

@@ -20,7 +20,7 @@ from a2a.server.tasks import TaskUpdater
 from a2a.types import Part, Task, TaskState, TaskStatus
 from a2a.utils.errors import InvalidParamsError
 
-from agentry.a2a._approvals import ANSWER_HINT, is_info_request, request_answers
+from agentry.a2a._answers import ANSWER_HINT, is_info_request, request_answers
 from agentry.a2a._parts import (
     content_to_part,
     message_to_agentry,
