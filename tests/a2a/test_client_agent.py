@@ -8,7 +8,7 @@ import pytest
 from a2a.types import ListTasksRequest, Task, TaskState
 
 from agentry import Agent, Message
-from agentry.a2a import A2AAgent, RemoteAgentError
+from agentry.a2a import A2AAgent, A2AConfigError, RemoteAgentError
 from agentry.clients.scripted import ScriptedChatClient
 from agentry.errors import ContentError
 
@@ -110,7 +110,7 @@ async def test_unreachable_agent_raises_a_clear_error() -> None:
 
 
 def test_needs_exactly_one_of_url_and_card() -> None:
-    with pytest.raises(ValueError, match="exactly one"):
+    with pytest.raises(A2AConfigError, match="exactly one"):
         A2AAgent()
 
 

@@ -10,7 +10,7 @@ import pytest
 from a2a.types import GetTaskRequest, ListTasksRequest, TaskState
 
 from agentry import Agent
-from agentry.a2a import SQLiteContextSessionStore
+from agentry.a2a import A2AConfigError, SQLiteContextSessionStore
 from agentry.clients.scripted import ScriptedChatClient
 from agentry.sessions import AgentSession
 
@@ -105,5 +105,5 @@ async def test_sessions_are_stored_as_plain_json(tmp_path: Path) -> None:
 
 
 def test_session_table_name_is_checked() -> None:
-    with pytest.raises(ValueError, match="table name"):
+    with pytest.raises(A2AConfigError, match="table name"):
         SQLiteContextSessionStore(":memory:", table="x; DROP TABLE y")

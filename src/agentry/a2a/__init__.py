@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from agentry.errors import MissingExtraError
 
 _EXPORTS: dict[str, str] = {
+    "A2AConfigError": "agentry.a2a._errors",
     "A2AAgent": "agentry.a2a._client_agent",
     "A2AApp": "agentry.a2a._app",
     "AgentryAgentExecutor": "agentry.a2a._executor",
@@ -30,6 +31,7 @@ _EXPORTS: dict[str, str] = {
 __all__ = [
     "DEFAULT_DATABASE",
     "A2AAgent",
+    "A2AConfigError",
     "A2AApp",
     "AgentryAgentExecutor",
     "ContextSessionStore",
@@ -68,7 +70,7 @@ if TYPE_CHECKING:
     from agentry.a2a._app import A2AApp, create_app
     from agentry.a2a._card import build_agent_card
     from agentry.a2a._client_agent import A2AAgent
-    from agentry.a2a._errors import RemoteAgentError
+    from agentry.a2a._errors import A2AConfigError, RemoteAgentError
     from agentry.a2a._executor import AgentryAgentExecutor
     from agentry.a2a._serve import serve
     from agentry.a2a._sessions import (

@@ -25,7 +25,7 @@ from a2a.utils.errors import A2AError
 from google.protobuf import json_format, struct_pb2
 from typing_extensions import Self
 
-from agentry.a2a._errors import RemoteAgentError
+from agentry.a2a._errors import A2AConfigError, RemoteAgentError
 from agentry.a2a._parts import (
     content_to_part,
 )
@@ -59,7 +59,9 @@ class A2AAgent(BaseAgent):
     input, the run ends with that request: a tool-approval request becomes a
     `function_approval_request` content (answer it with
     `request.to_function_approval_response(approved)` in the next run on the session),
-    and any other question is returned as text that the next run answers.
+    a workflow's request for information becomes a `function_call` named `request_info`
+    (answer it with a `function_result` for its call id), and any other question is
+    returned as text that the next run answers.
 
     Args:
         url: The base URL of the remote agent (its card is read from it).
@@ -71,6 +73,7 @@ class A2AAgent(BaseAgent):
         timeout: Seconds to wait for each HTTP exchange with the remote agent.
         httpx_client: An HTTP client to use (default: one owned by the agent).
         id: A stable id for the agent.
+        middleware: Agent middleware around each run.
 
     Example:
         >>> agent = A2AAgent(url="http://127.0.0.1:8000")
@@ -94,7 +97,10 @@ class A2AAgent(BaseAgent):
         middleware: Sequence[Any] | None = None,
     ) -> None:
         if (url is None) == (agent_card is None):
-            raise ValueError("A2AAgent needs exactly one of url= or agent_card=")
+            raise A2AConfigError(
+                "A2AAgent needs exactly one of url= (the remote agent's base URL) or "
+                "agent_card= (its card)"
+            )
         super().__init__(
             id=id,
             name=name or (agent_card.name if agent_card is not None else None),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from agentry.errors import AgentryError
 
-__all__ = ["RemoteAgentError"]
+__all__ = ["A2AConfigError", "RemoteAgentError"]
 
 
 class RemoteAgentError(AgentryError):
@@ -19,3 +19,7 @@ class RemoteAgentError(AgentryError):
         super().__init__(message)
         self.state = state
         self.task_id = task_id
+
+
+class A2AConfigError(AgentryError, ValueError):
+    """The A2A integration was set up with arguments that do not fit together."""

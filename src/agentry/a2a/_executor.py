@@ -2,7 +2,8 @@
 
 One A2A message starts (or continues) one agent run. The executor streams the run's text
 as one artifact, reports tool calls as `working` status updates, turns tool-approval
-requests into `input-required`, and always ends a task in a terminal or interrupted state.
+requests and workflow requests for information into `input-required`, and always ends a
+task in a terminal or interrupted state.
 """
 
 from __future__ import annotations
@@ -43,9 +44,11 @@ class AgentryAgentExecutor(AgentExecutor):
     """Hosts an agentry agent (or a workflow's `as_agent()`) as an A2A agent executor.
 
     Each A2A context is one agentry session, so follow-up messages with the same
-    `context_id` continue the conversation. Tool-approval requests put the task in
-    `TASK_STATE_INPUT_REQUIRED`; the user's next message on the task (yes/no, or a data
-    part `{"approved": true}`) answers them and the run resumes.
+    `context_id` continue the conversation. Tool-approval requests (and a workflow's
+    requests for information) put the task in `TASK_STATE_INPUT_REQUIRED`; the user's next
+    message on the task (yes/no, a data part `{"approved": true}`, or the information)
+    answers them and the run resumes. Failures end the task in `TASK_STATE_FAILED` with
+    the reason; cancellation ends it in `TASK_STATE_CANCELED`.
 
     Args:
         agent: The agent to run.

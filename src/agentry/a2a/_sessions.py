@@ -13,6 +13,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+from agentry.a2a._errors import A2AConfigError
 from agentry.errors import HistoryStoreError
 from agentry.sessions import AgentSession
 
@@ -73,7 +74,7 @@ class SQLiteContextSessionStore:
 
     def __init__(self, path: str | Path, *, table: str = "agentry_a2a_sessions") -> None:
         if not table.replace("_", "").isalnum():
-            raise ValueError(f"table name {table!r} must be letters, digits and underscores")
+            raise A2AConfigError(f"table name {table!r} must be letters, digits and underscores")
         self.path = str(path)
         self.table = table
         self._connection: sqlite3.Connection | None = None
