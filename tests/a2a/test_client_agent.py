@@ -133,3 +133,17 @@ async def test_abandoned_run_cancels_the_remote_task() -> None:
                     break
                 await asyncio.sleep(0.05)
     assert [t.status.state for t in tasks] == [TaskState.TASK_STATE_CANCELED]
+
+
+async def test_a_refused_follow_up_does_not_stick_to_the_session() -> None:
+    agent = Agent(client=ScriptedChatClient(["first", "second"]), name="plain")
+    async with serve(agent) as server, A2AAgent(url=server.url) as remote:
+        session = remote.create_session()
+        await remote.run("hi", session=session)
+        state = session.state["agentry.a2a.remote"]
+        state["task_id"] = "forgotten-task"
+        with pytest.raises(RemoteAgentError, match="refused the request"):
+            await remote.run("continue", session=session)
+        assert "task_id" not in state
+        again = await remote.run("hello again", session=session)
+    assert again.text == "second"

@@ -231,6 +231,9 @@ class A2AAgent(BaseAgent):
                     yield update
             finished = True
         except A2AError as error:
+            # A task the remote agent refuses to continue (finished, or forgotten) is not
+            # offered again: the next run starts a new task in the same context.
+            state.pop("task_id", None)
             raise RemoteAgentError(
                 f"the A2A agent refused the request: {error}", task_id=reader.task_id
             ) from error
