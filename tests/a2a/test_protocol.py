@@ -246,3 +246,24 @@ async def test_data_only_message_is_accepted() -> None:
             "/", json=rpc("SendMessage", send_params({"data": {"question": 1}})), headers=VERSION
         )
     assert response.json()["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
+
+
+async def test_media_types_outside_the_input_modes_are_refused() -> None:
+    image = {"raw": "iVBORw0KGgo=", "mediaType": "image/png", "filename": "a.png"}
+    async with raw_http() as http:
+        jsonrpc = await http.post(
+            "/", json=rpc("SendMessage", send_params({"text": "look"}, image)), headers=VERSION
+        )
+        rest = await http.post(
+            "/message:send", json=send_params({"text": "look"}, image), headers=VERSION
+        )
+        declared = await http.post(
+            "/",
+            json=rpc("SendMessage", send_params({"text": "hi", "mediaType": "text/plain"})),
+            headers=VERSION,
+        )
+    assert jsonrpc.json()["error"]["code"] == -32005
+    assert "image/png" in jsonrpc.json()["error"]["message"]
+    assert rest.status_code == 400
+    assert rest.json()["error"]["details"][0]["reason"] == "CONTENT_TYPE_NOT_SUPPORTED"
+    assert declared.json()["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED"

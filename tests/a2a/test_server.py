@@ -103,7 +103,11 @@ async def test_data_and_file_parts_reach_the_agent() -> None:
     request = user_message("Look:", data={"city": "Paris", "days": 3})
     request.message.parts.append(Part(raw=b"\x89PNG", media_type="image/png", filename="a.png"))
     request.message.parts.append(Part(url="https://example.com/a.txt", media_type="text/plain"))
-    async with serve(agent) as server, a2a_client(server.url, streaming=False) as client:
+    modes = ["text/plain", "application/json", "image/png"]
+    async with (
+        serve(agent, input_modes=modes) as server,
+        a2a_client(server.url, streaming=False) as client,
+    ):
         task = await send_blocking(client, request)
     assert task.status.state == TaskState.TASK_STATE_COMPLETED
     sent = model.calls[0].messages[-1]

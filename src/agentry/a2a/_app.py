@@ -151,6 +151,7 @@ def create_app(
         task_store=task_store,
         agent_card=card,
         request_context_builder=_TaskContextBuilder(task_store),
+        validate_input_modes=True,
     )
 
     @contextlib.asynccontextmanager
