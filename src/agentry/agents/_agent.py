@@ -202,7 +202,7 @@ class Agent(BaseAgent):
             run = start_run(plan, context.messages, context.session, context.kwargs, stream=False)
             async for _ in run.updates():
                 pass
-            return run.response()
+            return run.context.response or run.response()
 
         return respond
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -52,14 +52,19 @@ class ApprovalOutcome:
 
 
 def resolve_approvals(
-    input_messages: list[Message], conversation: Sequence[Message], tools: Sequence[Any]
+    input_messages: list[Message],
+    conversation: Callable[[], Sequence[Message]],
+    tools: Sequence[Any],
 ) -> ApprovalOutcome:
     """Take approval answers out of the input and decide which held calls run.
 
-    A call runs when it was approved, or when it was held only because another call of the
-    same turn needed approval. A rejected call, or one that needs approval and got no
-    answer, gets a result saying it did not run.
+    `conversation` gives the messages before the input; it is only read when the input
+    answers something. A call runs when it was approved, or when it was held only because
+    another call of the same turn needed approval. A rejected call, or one that needs
+    approval and got no answer, gets a result saying it did not run.
     """
+    if not any(c.type == "function_approval_response" for m in input_messages for c in m.contents):
+        return ApprovalOutcome(messages=input_messages)
     answers: dict[str, Content] = {}
     kept: list[Message] = []
     for message in input_messages:
@@ -79,12 +84,10 @@ def resolve_approvals(
             )
         kept.append(message)
     outcome = ApprovalOutcome(messages=kept)
-    if not answers:
-        return outcome
     requiring = _names_requiring_approval(tools)
     calls: dict[str, Content] = {}
     answered: set[str] = set()
-    for message in conversation:
+    for message in conversation():
         for content in message.contents:
             if content.type == "function_call" and content.call_id:
                 calls[content.call_id] = content

@@ -129,7 +129,7 @@ class _Run:
 
     async def _turns(self) -> AsyncIterator[AgentResponseUpdate]:
         plan, context = self.plan, self.context
-        outcome = resolve_approvals(context.input_messages, context.get_messages(), self.tools)
+        outcome = resolve_approvals(context.input_messages, context.get_messages, self.tools)
         context.input_messages = outcome.messages
         conversation = self._prompt()
         sent = 0  # with a service-kept conversation, only messages after this index are sent

@@ -8,14 +8,9 @@ from agentry.types._message import (
     normalize_messages,
 )
 from agentry.types._options import ChatOptions, ToolMode, merge_chat_options
-from agentry.types._responses import (
-    AgentResponse,
-    AgentResponseUpdate,
-    ChatResponse,
-    ChatResponseUpdate,
-    FinishReason,
-)
+from agentry.types._responses import AgentResponse, ChatResponse
 from agentry.types._stream import ResponseStream
+from agentry.types._updates import AgentResponseUpdate, ChatResponseUpdate, FinishReason
 
 __all__ = [
     "AgentResponse",

@@ -7,231 +7,31 @@ the two never disagree.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, cast
+from collections.abc import AsyncIterable, Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, cast
 
-from agentry.errors import SerializationError, StructuredOutputError
+from agentry.errors import StructuredOutputError
 from agentry.types._content import Content, UsageDetails, add_usage_details
-from agentry.types._message import Message, to_contents
+from agentry.types._message import Message
+from agentry.types._updates import (
+    AgentResponseUpdate,
+    ChatResponseUpdate,
+    FinishReason,
+    _check_fields,
+    _load_object,
+    _UpdateBase,
+)
 
 if TYPE_CHECKING:
     from typing_extensions import Self
 
-__all__ = [
-    "AgentResponse",
-    "AgentResponseUpdate",
-    "ChatResponse",
-    "ChatResponseUpdate",
-    "FinishReason",
-]
+__all__ = ["AgentResponse", "ChatResponse", "parse_structured_output"]
 
-FinishReason = str
-"""Why a model stopped: "stop", "length", "tool_calls", "content_filter", or a provider's own."""
-
-_UpdateT = TypeVar("_UpdateT", bound="_UpdateBase")
+_UpdateT = TypeVar("_UpdateT", bound=_UpdateBase)
 
 
-class _UpdateBase:
-    """Fields shared by chat and agent streaming updates."""
-
-    __slots__ = (
-        "additional_properties",
-        "author_name",
-        "contents",
-        "created_at",
-        "message_id",
-        "raw_representation",
-        "response_id",
-        "role",
-    )
-    _extra_fields: ClassVar[tuple[str, ...]] = ()
-
-    def __init__(
-        self,
-        *,
-        contents: Iterable[Content | str] | Content | str | None = None,
-        role: str | None = None,
-        author_name: str | None = None,
-        message_id: str | None = None,
-        response_id: str | None = None,
-        created_at: str | None = None,
-        additional_properties: dict[str, Any] | None = None,
-        raw_representation: Any = None,
-    ) -> None:
-        self.contents = to_contents(contents)
-        self.role = role
-        self.author_name = author_name
-        self.message_id = message_id
-        self.response_id = response_id
-        self.created_at = created_at
-        self.additional_properties = additional_properties
-        self.raw_representation = raw_representation
-
-    @property
-    def text(self) -> str:
-        """The text contents of this update joined together."""
-        return "".join(c.text or "" for c in self.contents if c.type == "text")
-
-    @property
-    def user_input_requests(self) -> list[Content]:
-        """Contents of this update that ask the caller for input."""
-        return [c for c in self.contents if c.type == "function_approval_request"]
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict."""
-        data: dict[str, Any] = {"contents": [c.to_dict() for c in self.contents]}
-        fields = ("role", "author_name", "message_id", "response_id", "created_at")
-        for field in (*fields, *type(self)._extra_fields):
-            value = getattr(self, field)
-            if value is not None:
-                data[field] = value
-        if self.additional_properties:
-            data["additional_properties"] = self.additional_properties
-        return data
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Self:
-        """Rebuild an update from :meth:`to_dict` output."""
-        allowed = {
-            "contents",
-            "role",
-            "author_name",
-            "message_id",
-            "response_id",
-            "created_at",
-            "additional_properties",
-            *cls._extra_fields,
-        }
-        _check_fields(cls.__name__, data, allowed)
-        kwargs = {k: v for k, v in data.items() if k != "contents"}
-        return cls(contents=[Content.from_dict(c) for c in data.get("contents", ())], **kwargs)
-
-    def to_json(self) -> str:
-        """This update as a JSON string."""
-        return json.dumps(self.to_dict(), ensure_ascii=False)
-
-    @classmethod
-    def from_json(cls, text: str) -> Self:
-        """Rebuild an update from :meth:`to_json` output."""
-        return cls.from_dict(_load_object(text))
-
-    def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
-            return NotImplemented
-        return self.to_dict() == cast("_UpdateBase", other).to_dict()
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(role={self.role!r}, contents={self.contents!r})"
-
-
-class ChatResponseUpdate(_UpdateBase):
-    """One chunk of a streamed chat response.
-
-    Example:
-        >>> ChatResponseUpdate(role="assistant", contents=["Hel"]).text
-        'Hel'
-    """
-
-    __slots__ = ("conversation_id", "finish_reason", "model")
-    _extra_fields = ("conversation_id", "model", "finish_reason")
-
-    def __init__(
-        self,
-        *,
-        contents: Iterable[Content | str] | Content | str | None = None,
-        role: str | None = None,
-        author_name: str | None = None,
-        message_id: str | None = None,
-        response_id: str | None = None,
-        conversation_id: str | None = None,
-        model: str | None = None,
-        finish_reason: FinishReason | None = None,
-        created_at: str | None = None,
-        additional_properties: dict[str, Any] | None = None,
-        raw_representation: Any = None,
-    ) -> None:
-        super().__init__(
-            contents=contents,
-            role=role,
-            author_name=author_name,
-            message_id=message_id,
-            response_id=response_id,
-            created_at=created_at,
-            additional_properties=additional_properties,
-            raw_representation=raw_representation,
-        )
-        self.conversation_id = conversation_id
-        self.model = model
-        self.finish_reason = finish_reason
-
-
-class AgentResponseUpdate(_UpdateBase):
-    """One chunk of a streamed agent run."""
-
-    __slots__ = ("agent_id", "finish_reason")
-    _extra_fields = ("agent_id", "finish_reason")
-
-    def __init__(
-        self,
-        *,
-        contents: Iterable[Content | str] | Content | str | None = None,
-        role: str | None = None,
-        author_name: str | None = None,
-        agent_id: str | None = None,
-        message_id: str | None = None,
-        response_id: str | None = None,
-        finish_reason: FinishReason | None = None,
-        created_at: str | None = None,
-        additional_properties: dict[str, Any] | None = None,
-        raw_representation: Any = None,
-    ) -> None:
-        super().__init__(
-            contents=contents,
-            role=role,
-            author_name=author_name,
-            message_id=message_id,
-            response_id=response_id,
-            created_at=created_at,
-            additional_properties=additional_properties,
-            raw_representation=raw_representation,
-        )
-        self.agent_id = agent_id
-        self.finish_reason = finish_reason
-
-    @classmethod
-    def from_chat_update(
-        cls,
-        update: ChatResponseUpdate,
-        *,
-        agent_id: str | None = None,
-        default_author: str | None = None,
-    ) -> AgentResponseUpdate:
-        """The agent-level view of a chat update (sharing its contents).
-
-        Assistant updates without an author are attributed to `default_author`.
-        """
-        # Built field by field: this runs once per streamed chunk.
-        agent_update = cls.__new__(cls)
-        role = update.role
-        agent_update.contents = update.contents
-        agent_update.role = role
-        agent_update.author_name = update.author_name or (
-            default_author if role is None or role == "assistant" else None
-        )
-        agent_update.agent_id = agent_id
-        agent_update.message_id = update.message_id
-        agent_update.response_id = update.response_id
-        agent_update.finish_reason = update.finish_reason
-        agent_update.created_at = update.created_at
-        agent_update.additional_properties = update.additional_properties
-        agent_update.raw_representation = update
-        return agent_update
-
-
-class _ResponseBase:
-    """Fields shared by chat and agent responses."""
+class _ResponseBase(Generic[_UpdateT]):
+    """Fields shared by chat and agent responses, and folding streams of updates."""
 
     __slots__ = (
         "_value",
@@ -245,6 +45,7 @@ class _ResponseBase:
         "usage_details",
     )
     _extra_fields: ClassVar[tuple[str, ...]] = ()
+    _update_class: ClassVar[type[_UpdateBase]]
 
     def __init__(
         self,
@@ -336,10 +137,49 @@ class _ResponseBase:
         """Rebuild a response from :meth:`to_json` output."""
         return cls.from_dict(_load_object(text))
 
+    @classmethod
+    def from_updates(cls, updates: Iterable[_UpdateT], *, response_format: Any = None) -> Self:
+        """Fold a stream of updates into the response it describes."""
+        response = cls(response_format=response_format)
+        _fold(response, updates)
+        return response
+
+    @classmethod
+    async def from_update_stream(
+        cls, updates: AsyncIterable[_UpdateT], *, response_format: Any = None
+    ) -> Self:
+        """Consume an async stream of updates and fold it (see :meth:`from_updates`)."""
+        return cls.from_updates([u async for u in updates], response_format=response_format)
+
+    def to_updates(self) -> list[_UpdateT]:
+        """This response as the stream of updates that folds back into it."""
+        make = cast(Callable[..., _UpdateT], type(self)._update_class)
+        shared = {field: getattr(self, field) for field in type(self)._extra_fields}
+        updates = [
+            make(
+                contents=list(m.contents),
+                role=m.role,
+                author_name=m.author_name,
+                message_id=m.message_id,
+                response_id=self.response_id,
+                created_at=self.created_at,
+                additional_properties=m.additional_properties,
+                **shared,
+            )
+            for m in self.messages
+        ]
+        if not updates:
+            updates.append(make(response_id=self.response_id, **shared))
+        last = updates[-1]
+        last.finish_reason = self.finish_reason  # type: ignore[attr-defined]
+        if self.usage_details:
+            last.contents.append(Content("usage", usage_details=self.usage_details))
+        return updates
+
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
             return NotImplemented
-        return self.to_dict() == cast("_ResponseBase", other).to_dict()
+        return self.to_dict() == cast("_ResponseBase[Any]", other).to_dict()
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -347,7 +187,7 @@ class _ResponseBase:
         return f"{type(self).__name__}(messages={self.messages!r})"
 
 
-class ChatResponse(_ResponseBase):
+class ChatResponse(_ResponseBase[ChatResponseUpdate]):
     """A chat client's response: the messages the model produced, and usage.
 
     Example:
@@ -357,6 +197,7 @@ class ChatResponse(_ResponseBase):
 
     __slots__ = ("conversation_id", "model")
     _extra_fields = ("conversation_id", "model")
+    _update_class = ChatResponseUpdate
 
     def __init__(
         self,
@@ -387,50 +228,8 @@ class ChatResponse(_ResponseBase):
         self.conversation_id = conversation_id
         self.model = model
 
-    @classmethod
-    def from_updates(
-        cls, updates: Iterable[ChatResponseUpdate], *, response_format: Any = None
-    ) -> ChatResponse:
-        """Fold a stream of updates into the response it describes."""
-        response = cls(response_format=response_format)
-        _fold(response, updates)
-        return response
 
-    @classmethod
-    async def from_update_stream(
-        cls, updates: AsyncIterable[ChatResponseUpdate], *, response_format: Any = None
-    ) -> ChatResponse:
-        """Consume an async stream of updates and fold it (see :meth:`from_updates`)."""
-        return cls.from_updates([u async for u in updates], response_format=response_format)
-
-    def to_updates(self) -> list[ChatResponseUpdate]:
-        """This response as the stream of updates that folds back into it."""
-        updates = [
-            ChatResponseUpdate(
-                contents=list(m.contents),
-                role=m.role,
-                author_name=m.author_name,
-                message_id=m.message_id,
-                response_id=self.response_id,
-                conversation_id=self.conversation_id,
-                model=self.model,
-                created_at=self.created_at,
-                additional_properties=m.additional_properties,
-            )
-            for m in self.messages
-        ]
-        if not updates:
-            updates.append(ChatResponseUpdate(response_id=self.response_id, model=self.model))
-        last = updates[-1]
-        last.finish_reason = self.finish_reason
-        if self.usage_details:
-            last.contents.append(Content("usage", usage_details=self.usage_details))
-        if self.additional_properties:
-            last.additional_properties = {**(last.additional_properties or {})}
-        return updates
-
-
-class AgentResponse(_ResponseBase):
+class AgentResponse(_ResponseBase[AgentResponseUpdate]):
     """The result of an agent run: the messages it produced, usage, and structured output.
 
     Example:
@@ -440,6 +239,7 @@ class AgentResponse(_ResponseBase):
 
     __slots__ = ("agent_id",)
     _extra_fields = ("agent_id",)
+    _update_class = AgentResponseUpdate
 
     def __init__(
         self,
@@ -468,48 +268,8 @@ class AgentResponse(_ResponseBase):
         )
         self.agent_id = agent_id
 
-    @classmethod
-    def from_updates(
-        cls, updates: Iterable[AgentResponseUpdate], *, response_format: Any = None
-    ) -> AgentResponse:
-        """Fold a stream of updates into the response it describes."""
-        response = cls(response_format=response_format)
-        _fold(response, updates)
-        return response
 
-    @classmethod
-    async def from_update_stream(
-        cls, updates: AsyncIterable[AgentResponseUpdate], *, response_format: Any = None
-    ) -> AgentResponse:
-        """Consume an async stream of updates and fold it (see :meth:`from_updates`)."""
-        return cls.from_updates([u async for u in updates], response_format=response_format)
-
-    def to_updates(self) -> list[AgentResponseUpdate]:
-        """This response as the stream of updates that folds back into it."""
-        updates = [
-            AgentResponseUpdate(
-                contents=list(m.contents),
-                role=m.role,
-                author_name=m.author_name,
-                agent_id=self.agent_id,
-                message_id=m.message_id,
-                response_id=self.response_id,
-                created_at=self.created_at,
-                additional_properties=m.additional_properties,
-            )
-            for m in self.messages
-        ]
-        if not updates:
-            updates.append(
-                AgentResponseUpdate(agent_id=self.agent_id, response_id=self.response_id)
-            )
-        updates[-1].finish_reason = self.finish_reason
-        if self.usage_details:
-            updates[-1].contents.append(Content("usage", usage_details=self.usage_details))
-        return updates
-
-
-def _fold(response: _ResponseBase, updates: Iterable[_UpdateBase]) -> None:
+def _fold(response: _ResponseBase[Any], updates: Iterable[_UpdateBase]) -> None:
     """Fold `updates` into `response`: group contents into messages, merge text and
     streamed call arguments, add up usage, keep the last value of response-level fields."""
     messages = response.messages
@@ -586,21 +346,3 @@ def parse_structured_output(text: str, response_format: Any) -> Any:
         raise StructuredOutputError(
             f"the model's answer does not validate as {name}: {error}"
         ) from None
-
-
-def _check_fields(kind: str, data: Mapping[str, Any], allowed: set[str]) -> None:
-    if not isinstance(data, Mapping):  # pyright: ignore[reportUnnecessaryIsInstance]
-        raise SerializationError(f"a {kind} must be a JSON object")
-    unknown = set(data) - allowed
-    if unknown:
-        raise SerializationError(f"unknown {kind} fields {sorted(unknown)}")
-
-
-def _load_object(text: str) -> Mapping[str, Any]:
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise SerializationError(f"not valid JSON: {error}") from None
-    if not isinstance(data, dict):
-        raise SerializationError("expected a JSON object")
-    return cast("Mapping[str, Any]", data)

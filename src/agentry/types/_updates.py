@@ -1,0 +1,238 @@
+"""Streaming updates of chat clients and agents: one chunk of a response each."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, cast
+
+from agentry.errors import SerializationError
+from agentry.types._content import Content
+from agentry.types._message import to_contents
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
+
+__all__ = ["AgentResponseUpdate", "ChatResponseUpdate", "FinishReason"]
+
+FinishReason = str
+"""Why a model stopped: "stop", "length", "tool_calls", "content_filter", or a provider's own."""
+
+_UpdateT = TypeVar("_UpdateT", bound="_UpdateBase")
+
+
+class _UpdateBase:
+    """Fields shared by chat and agent streaming updates."""
+
+    __slots__ = (
+        "additional_properties",
+        "author_name",
+        "contents",
+        "created_at",
+        "message_id",
+        "raw_representation",
+        "response_id",
+        "role",
+    )
+    _extra_fields: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(
+        self,
+        *,
+        contents: Iterable[Content | str] | Content | str | None = None,
+        role: str | None = None,
+        author_name: str | None = None,
+        message_id: str | None = None,
+        response_id: str | None = None,
+        created_at: str | None = None,
+        additional_properties: dict[str, Any] | None = None,
+        raw_representation: Any = None,
+    ) -> None:
+        self.contents = to_contents(contents)
+        self.role = role
+        self.author_name = author_name
+        self.message_id = message_id
+        self.response_id = response_id
+        self.created_at = created_at
+        self.additional_properties = additional_properties
+        self.raw_representation = raw_representation
+
+    @property
+    def text(self) -> str:
+        """The text contents of this update joined together."""
+        return "".join(c.text or "" for c in self.contents if c.type == "text")
+
+    @property
+    def user_input_requests(self) -> list[Content]:
+        """Contents of this update that ask the caller for input."""
+        return [c for c in self.contents if c.type == "function_approval_request"]
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict."""
+        data: dict[str, Any] = {"contents": [c.to_dict() for c in self.contents]}
+        fields = ("role", "author_name", "message_id", "response_id", "created_at")
+        for field in (*fields, *type(self)._extra_fields):
+            value = getattr(self, field)
+            if value is not None:
+                data[field] = value
+        if self.additional_properties:
+            data["additional_properties"] = self.additional_properties
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Self:
+        """Rebuild an update from :meth:`to_dict` output."""
+        allowed = {
+            "contents",
+            "role",
+            "author_name",
+            "message_id",
+            "response_id",
+            "created_at",
+            "additional_properties",
+            *cls._extra_fields,
+        }
+        _check_fields(cls.__name__, data, allowed)
+        kwargs = {k: v for k, v in data.items() if k != "contents"}
+        return cls(contents=[Content.from_dict(c) for c in data.get("contents", ())], **kwargs)
+
+    def to_json(self) -> str:
+        """This update as a JSON string."""
+        return json.dumps(self.to_dict(), ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, text: str) -> Self:
+        """Rebuild an update from :meth:`to_json` output."""
+        return cls.from_dict(_load_object(text))
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return self.to_dict() == cast("_UpdateBase", other).to_dict()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(role={self.role!r}, contents={self.contents!r})"
+
+
+class ChatResponseUpdate(_UpdateBase):
+    """One chunk of a streamed chat response.
+
+    Example:
+        >>> ChatResponseUpdate(role="assistant", contents=["Hel"]).text
+        'Hel'
+    """
+
+    __slots__ = ("conversation_id", "finish_reason", "model")
+    _extra_fields = ("conversation_id", "model", "finish_reason")
+
+    def __init__(
+        self,
+        *,
+        contents: Iterable[Content | str] | Content | str | None = None,
+        role: str | None = None,
+        author_name: str | None = None,
+        message_id: str | None = None,
+        response_id: str | None = None,
+        conversation_id: str | None = None,
+        model: str | None = None,
+        finish_reason: FinishReason | None = None,
+        created_at: str | None = None,
+        additional_properties: dict[str, Any] | None = None,
+        raw_representation: Any = None,
+    ) -> None:
+        super().__init__(
+            contents=contents,
+            role=role,
+            author_name=author_name,
+            message_id=message_id,
+            response_id=response_id,
+            created_at=created_at,
+            additional_properties=additional_properties,
+            raw_representation=raw_representation,
+        )
+        self.conversation_id = conversation_id
+        self.model = model
+        self.finish_reason = finish_reason
+
+
+class AgentResponseUpdate(_UpdateBase):
+    """One chunk of a streamed agent run."""
+
+    __slots__ = ("agent_id", "finish_reason")
+    _extra_fields = ("agent_id", "finish_reason")
+
+    def __init__(
+        self,
+        *,
+        contents: Iterable[Content | str] | Content | str | None = None,
+        role: str | None = None,
+        author_name: str | None = None,
+        agent_id: str | None = None,
+        message_id: str | None = None,
+        response_id: str | None = None,
+        finish_reason: FinishReason | None = None,
+        created_at: str | None = None,
+        additional_properties: dict[str, Any] | None = None,
+        raw_representation: Any = None,
+    ) -> None:
+        super().__init__(
+            contents=contents,
+            role=role,
+            author_name=author_name,
+            message_id=message_id,
+            response_id=response_id,
+            created_at=created_at,
+            additional_properties=additional_properties,
+            raw_representation=raw_representation,
+        )
+        self.agent_id = agent_id
+        self.finish_reason = finish_reason
+
+    @classmethod
+    def from_chat_update(
+        cls,
+        update: ChatResponseUpdate,
+        *,
+        agent_id: str | None = None,
+        default_author: str | None = None,
+    ) -> AgentResponseUpdate:
+        """The agent-level view of a chat update (sharing its contents).
+
+        Assistant updates without an author are attributed to `default_author`.
+        """
+        # Built field by field: this runs once per streamed chunk.
+        agent_update = cls.__new__(cls)
+        role = update.role
+        agent_update.contents = update.contents
+        agent_update.role = role
+        agent_update.author_name = update.author_name or (
+            default_author if role is None or role == "assistant" else None
+        )
+        agent_update.agent_id = agent_id
+        agent_update.message_id = update.message_id
+        agent_update.response_id = update.response_id
+        agent_update.finish_reason = update.finish_reason
+        agent_update.created_at = update.created_at
+        agent_update.additional_properties = update.additional_properties
+        agent_update.raw_representation = update
+        return agent_update
+
+
+def _check_fields(kind: str, data: Mapping[str, Any], allowed: set[str]) -> None:
+    if not isinstance(data, Mapping):  # pyright: ignore[reportUnnecessaryIsInstance]
+        raise SerializationError(f"a {kind} must be a JSON object")
+    unknown = set(data) - allowed
+    if unknown:
+        raise SerializationError(f"unknown {kind} fields {sorted(unknown)}")
+
+
+def _load_object(text: str) -> Mapping[str, Any]:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise SerializationError(f"not valid JSON: {error}") from None
+    if not isinstance(data, dict):
+        raise SerializationError("expected a JSON object")
+    return cast("Mapping[str, Any]", data)
