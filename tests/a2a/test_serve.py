@@ -116,19 +116,9 @@ def test_load_agent_accepts_agents_factories_and_workflow_like_objects() -> None
         load_agent("tests.a2a.demo_agent:re")
 
 
-class _Workflow:
-    """Stands in for a workflow: not an agent itself, but has `as_agent()`."""
-
-    def as_agent(self) -> object:
-        from .demo_agent import agent
-
-        return agent
-
-
-workflow = _Workflow()
-
-
 def test_load_agent_turns_a_workflow_into_an_agent() -> None:
-    from .demo_agent import agent
+    from agentry.workflows import WorkflowAgent
 
-    assert load_agent("tests.a2a.test_serve:workflow") is agent
+    served = load_agent("tests.a2a.test_workflows:GREETING_WORKFLOW")
+    assert isinstance(served, WorkflowAgent)
+    assert served.name == "greeter"

@@ -43,6 +43,10 @@ class Greeter(Executor):
         await ctx.yield_output(f"Hello, {name}!")
 
 
+GREETING_WORKFLOW = WorkflowBuilder(start_executor=Greeter(id="greeter")).build()
+"""A workflow at module level, for `agentry serve a2a tests.a2a.test_workflows:GREETING_WORKFLOW`."""
+
+
 def greeting_workflow_agent() -> WorkflowAgent:
     workflow = WorkflowBuilder(start_executor=Greeter(id="greeter")).build()
     return workflow.as_agent(name="greeting-workflow")
