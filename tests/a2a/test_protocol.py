@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -267,3 +267,17 @@ async def test_media_types_outside_the_input_modes_are_refused() -> None:
     assert rest.status_code == 400
     assert rest.json()["error"]["details"][0]["reason"] == "CONTENT_TYPE_NOT_SUPPORTED"
     assert declared.json()["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
+
+
+async def test_oversized_chunked_body_is_refused_too() -> None:
+    async def chunks() -> AsyncIterator[bytes]:
+        for _ in range(20):
+            yield b" " * 1_000
+
+    async with raw_http(max_request_bytes=10_000) as http:
+        response = await http.post("/", content=chunks(), headers=VERSION)
+        after = await http.post("/", json=rpc("GetTask", {"id": "x"}), headers=VERSION)
+    assert "content-length" not in response.request.headers
+    assert response.status_code == 413
+    assert response.json()["error"]["code"] == -32600
+    assert after.json()["error"]["code"] == -32001
