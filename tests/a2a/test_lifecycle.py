@@ -233,3 +233,54 @@ async def test_contexts_run_side_by_side() -> None:
         )
     assert sorted(arrived) == ["a", "b"]
     assert {artifact_text(first), artifact_text(second)} == {"answered a", "answered b"}
+
+
+def states_of(events: list[StreamResponse]) -> list[str]:
+    """The task states a stream went through, in order, without repeats."""
+    states: list[str] = []
+    for event in events:
+        if event.HasField("task"):
+            state = event.task.status.state
+        elif event.HasField("status_update"):
+            state = event.status_update.status.state
+        else:
+            continue
+        name = TaskState.Name(state).removeprefix("TASK_STATE_").lower()
+        if not states or states[-1] != name:
+            states.append(name)
+    return states
+
+
+@pytest.mark.parametrize("binding", BINDINGS)
+async def test_task_state_transitions(binding: str) -> None:
+    from .demo_agent import build
+
+    async with serve(build()) as server, a2a_client(server.url, binding) as client:
+        completed = await collect(client, user_message("add 1 and 2"))
+        waiting = await collect(client, user_message("delete a.txt"))
+        task_id = waiting[0].task.id
+        resumed = await collect(client, user_message("yes", task_id=task_id))
+        still_waiting = await collect(client, user_message("delete b.txt"))
+        unclear = await collect(client, user_message("hmm", task_id=still_waiting[0].task.id))
+    assert states_of(completed) == ["submitted", "working", "completed"]
+    assert states_of(waiting) == ["submitted", "working", "input_required"]
+    assert states_of(resumed) == ["working", "completed"]
+    assert states_of(unclear) == ["input_required"]
+
+
+@pytest.mark.parametrize("binding", BINDINGS)
+async def test_failed_and_canceled_transitions(binding: str) -> None:
+    from .demo_agent import build
+
+    failing = Agent(client=ScriptedChatClient([RuntimeError("down")]), name="down")
+    async with serve(failing) as server, a2a_client(server.url, binding) as client:
+        failed = await collect(client, user_message("hi"))
+    assert states_of(failed) == ["submitted", "working", "failed"]
+    async with serve(build()) as server, a2a_client(server.url, binding) as client:
+        stream = client.send_message(user_message("slow"))
+        events = [await anext(stream), await anext(stream)]
+        await client.cancel_task(CancelTaskRequest(id=events[0].task.id))
+        events.extend([event async for event in stream])
+        fetched = await client.get_task(GetTaskRequest(id=events[0].task.id))
+    assert states_of(events)[:2] == ["submitted", "working"]
+    assert fetched.status.state == TaskState.TASK_STATE_CANCELED
