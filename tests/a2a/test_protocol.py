@@ -15,7 +15,7 @@ from a2a.utils.proto_utils import warn_on_missing_required_fields
 from google.protobuf import json_format
 
 from agentry import Agent
-from agentry.a2a import build_agent_card, create_app
+from agentry.a2a import A2AConfigError, build_agent_card, create_app
 from agentry.clients.scripted import ScriptedChatClient
 
 from .conftest import serve
@@ -281,3 +281,12 @@ async def test_oversized_chunked_body_is_refused_too() -> None:
     assert response.status_code == 413
     assert response.json()["error"]["code"] == -32600
     assert after.json()["error"]["code"] == -32001
+
+
+def test_create_app_refuses_arguments_that_do_not_fit() -> None:
+    agent = Agent(client=ScriptedChatClient([]), name="x")
+    card = build_agent_card(agent, url="http://example.com")
+    with pytest.raises(A2AConfigError, match=r"agent_card= and card options \['name'\]"):
+        create_app(agent, agent_card=card, name="other", database=None)
+    with pytest.raises(A2AConfigError, match="must be positive"):
+        create_app(agent, max_request_bytes=0, database=None)

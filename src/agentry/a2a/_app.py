@@ -22,6 +22,7 @@ from starlette.applications import Starlette
 from typing_extensions import override
 
 from agentry.a2a._card import build_agent_card
+from agentry.a2a._errors import A2AConfigError
 from agentry.a2a._executor import AgentryAgentExecutor
 from agentry.a2a._limits import BodySizeLimit
 from agentry.a2a._sessions import (
@@ -124,6 +125,10 @@ def create_app(
     Returns:
         The ASGI application; run it with any ASGI server, such as uvicorn.
 
+    Raises:
+        A2AConfigError: Both `agent_card` and card options were given, or the size limit
+            is not positive.
+
     Example:
         >>> from agentry.clients.scripted import ScriptedChatClient
         >>> agent = ScriptedChatClient(["Hello!"]).as_agent(name="greeter")
@@ -131,6 +136,13 @@ def create_app(
         >>> app.agent_card.name
         'greeter'
     """
+    if agent_card is not None and card_options:
+        raise A2AConfigError(
+            f"create_app got agent_card= and card options {sorted(card_options)}; put "
+            "those fields in the card, or drop agent_card= to have the card built"
+        )
+    if max_request_bytes <= 0:
+        raise A2AConfigError(f"max_request_bytes must be positive, got {max_request_bytes}")
     card = agent_card or build_agent_card(agent, url=url, **card_options)
     engine: AsyncEngine | None = None
     if task_store is None:
