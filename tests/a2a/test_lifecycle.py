@@ -284,3 +284,22 @@ async def test_failed_and_canceled_transitions(binding: str) -> None:
         fetched = await client.get_task(GetTaskRequest(id=events[0].task.id))
     assert states_of(events)[:2] == ["submitted", "working"]
     assert fetched.status.state == TaskState.TASK_STATE_CANCELED
+
+
+async def test_idle_waiting_task_is_released_and_still_resumes() -> None:
+    agent, _ = approval_agent()
+    async with (
+        serve(agent, idle_task_timeout=0.05) as server,
+        a2a_client(server.url, streaming=False) as client,
+    ):
+        waiting = await send_blocking(client, user_message("Delete a.txt"))
+        # The release is invisible on the wire; the SDK's registry of live tasks shows it.
+        registry = server.app.request_handler._active_task_registry
+        for _ in range(100):
+            if await registry.get(waiting.id) is None:
+                break
+            await asyncio.sleep(0.02)
+        assert await registry.get(waiting.id) is None
+        done = await send_blocking(client, user_message("yes", task_id=waiting.id))
+    assert done.status.state == TaskState.TASK_STATE_COMPLETED
+    assert artifact_text(done) == "Result: deleted a.txt"

@@ -103,6 +103,7 @@ def create_app(
     task_store: TaskStore | None = None,
     sessions: ContextSessionStore | None = None,
     max_request_bytes: int = 10 * 1024 * 1024,
+    idle_task_timeout: float | None = 600.0,
     **card_options: Any,
 ) -> A2AApp:
     """An ASGI app serving `agent` over A2A, with the JSON-RPC and HTTP+JSON bindings.
@@ -120,14 +121,17 @@ def create_app(
         task_store: A task store to use instead of the one `database` selects.
         sessions: A session store to use instead of the one `database` selects.
         max_request_bytes: Larger request bodies are refused with HTTP 413.
+        idle_task_timeout: Seconds after which a task waiting for input stops holding
+            memory; the user's answer still resumes it from the store. `None` keeps
+            waiting tasks in memory.
         **card_options: Passed to :func:`build_agent_card` (name, description, skills...).
 
     Returns:
         The ASGI application; run it with any ASGI server, such as uvicorn.
 
     Raises:
-        A2AConfigError: Both `agent_card` and card options were given, or the size limit
-            is not positive.
+        A2AConfigError: Both `agent_card` and card options were given, or a limit is not
+            positive.
 
     Example:
         >>> from agentry.clients.scripted import ScriptedChatClient
@@ -143,6 +147,8 @@ def create_app(
         )
     if max_request_bytes <= 0:
         raise A2AConfigError(f"max_request_bytes must be positive, got {max_request_bytes}")
+    if idle_task_timeout is not None and idle_task_timeout <= 0:
+        raise A2AConfigError(f"idle_task_timeout must be positive, got {idle_task_timeout}")
     card = agent_card or build_agent_card(agent, url=url, **card_options)
     engine: AsyncEngine | None = None
     if task_store is None:
@@ -164,6 +170,7 @@ def create_app(
         agent_card=card,
         request_context_builder=_TaskContextBuilder(task_store),
         validate_input_modes=True,
+        interrupted_task_timeout=idle_task_timeout,
     )
 
     @contextlib.asynccontextmanager
