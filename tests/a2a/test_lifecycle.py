@@ -303,3 +303,23 @@ async def test_idle_waiting_task_is_released_and_still_resumes() -> None:
         done = await send_blocking(client, user_message("yes", task_id=waiting.id))
     assert done.status.state == TaskState.TASK_STATE_COMPLETED
     assert artifact_text(done) == "Result: deleted a.txt"
+
+
+async def test_canceling_a_waiting_task_forgets_its_requests() -> None:
+    agent, _ = approval_agent()
+    async with serve(agent) as server, a2a_client(server.url, streaming=False) as client:
+        waiting = await send_blocking(client, user_message("Delete a.txt"))
+        sessions = server.app.executor.sessions
+
+        async def pending() -> dict[str, object]:
+            session = await sessions.load(waiting.context_id)
+            assert session is not None
+            return session.state["agentry.a2a"]["pending"]
+
+        assert list(await pending()) == [waiting.id]
+        await client.cancel_task(CancelTaskRequest(id=waiting.id))
+        for _ in range(100):
+            if not await pending():
+                break
+            await asyncio.sleep(0.02)
+        assert await pending() == {}

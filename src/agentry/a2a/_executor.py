@@ -67,6 +67,7 @@ class AgentryAgentExecutor(AgentExecutor):
         self.sessions: ContextSessionStore = sessions or InMemoryContextSessionStore()
         # One run at a time per context; a lock disappears once no run holds or awaits it.
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+        self._cleanups: set[asyncio.Task[None]] = set()
 
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
         """Run the agent on the request's message and publish the task's events."""
@@ -93,10 +94,7 @@ class AgentryAgentExecutor(AgentExecutor):
                 )
             )
         updater = TaskUpdater(event_queue, task_id, context_id)
-        lock = self._locks.get(context_id)
-        if lock is None:
-            lock = self._locks[context_id] = asyncio.Lock()
-        async with lock:
+        async with self._lock(context_id):
             session: AgentSession | None = None
             try:
                 session = await self._load_session(context_id)
@@ -115,8 +113,27 @@ class AgentryAgentExecutor(AgentExecutor):
 
     async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
         """Mark the task canceled; the server then stops the running `execute`."""
-        updater = TaskUpdater(event_queue, context.task_id or "", context.context_id or "")
+        task_id, context_id = context.task_id or "", context.context_id or ""
+        updater = TaskUpdater(event_queue, task_id, context_id)
         await updater.cancel(updater.new_agent_message([Part(text="The task was canceled.")]))
+        # Requests the task was waiting on are forgotten once no run of the context is
+        # going on (a running `execute` ends only after this method returns).
+        cleanup = asyncio.create_task(self._forget_requests(context_id, task_id))
+        self._cleanups.add(cleanup)
+        cleanup.add_done_callback(self._cleanups.discard)
+
+    async def _forget_requests(self, context_id: str, task_id: str) -> None:
+        async with self._lock(context_id):
+            session = await self.sessions.load(context_id)
+            if session is not None and _pending_requests(session, task_id):
+                _set_pending_requests(session, task_id, [])
+                await self.sessions.save(context_id, session)
+
+    def _lock(self, context_id: str) -> asyncio.Lock:
+        lock = self._locks.get(context_id)
+        if lock is None:
+            lock = self._locks[context_id] = asyncio.Lock()
+        return lock
 
     async def _load_session(self, context_id: str) -> AgentSession:
         session = await self.sessions.load(context_id)
