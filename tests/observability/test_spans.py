@@ -48,6 +48,16 @@ def _parent_id(span: ReadableSpan) -> int | None:
     return span.parent.span_id if span.parent else None
 
 
+def _span_id(span: ReadableSpan) -> int:
+    assert span.context is not None
+    return span.context.span_id
+
+
+def _trace_id(span: ReadableSpan) -> int:
+    assert span.context is not None
+    return span.context.trace_id
+
+
 def _all_attribute_text(spans: list[ReadableSpan]) -> str:
     return " ".join(f"{k}={v}" for s in spans for k, v in (s.attributes or {}).items())
 
@@ -66,8 +76,8 @@ async def test_agent_chat_and_tool_spans_form_one_tree(telemetry: Telemetry, str
     tool_span = telemetry.one("execute_tool get_weather")
     assert len(chats) == 2
     assert run.parent is None
-    assert all(_parent_id(s) == run.context.span_id for s in [*chats, tool_span])
-    assert {s.context.trace_id for s in telemetry.finished()} == {run.context.trace_id}
+    assert all(_parent_id(s) == _span_id(run) for s in [*chats, tool_span])
+    assert {_trace_id(s) for s in telemetry.finished()} == {_trace_id(run)}
     assert run.kind == SpanKind.INTERNAL
     assert chats[0].kind == SpanKind.CLIENT
     assert run.attributes is not None
@@ -96,7 +106,8 @@ async def test_agent_chat_and_tool_spans_form_one_tree(telemetry: Telemetry, str
     assert tool_attributes["gen_ai.tool.type"] == "function"
     assert tool_attributes["gen_ai.tool.description"] == "Get the weather for a city."
     # the tool ran between the two model calls
-    assert chats[0].end_time is not None and tool_span.start_time is not None
+    assert chats[0].end_time is not None
+    assert tool_span.start_time is not None
     assert chats[0].end_time <= tool_span.start_time
 
 
@@ -202,7 +213,7 @@ async def test_concurrent_tool_calls_each_get_a_child_span(telemetry: Telemetry)
     run = telemetry.one("invoke_agent")
     tools = telemetry.named("execute_tool get_weather")
     assert sorted(str((s.attributes or {})["gen_ai.tool.call.id"]) for s in tools) == ["a", "b"]
-    assert all(_parent_id(s) == run.context.span_id for s in tools)
+    assert all(_parent_id(s) == _span_id(run) for s in tools)
 
 
 async def test_direct_client_call_is_a_root_chat_span(telemetry: Telemetry) -> None:
@@ -244,7 +255,7 @@ async def test_runs_side_by_side_keep_separate_traces(telemetry: Telemetry) -> N
     await asyncio.gather(agent("one").run("go"), agent("two").run("go"))
     for name in ("one", "two"):
         run = telemetry.one(f"invoke_agent {name}")
-        children = [s for s in telemetry.finished() if _parent_id(s) == run.context.span_id]
+        children = [s for s in telemetry.finished() if _parent_id(s) == _span_id(run)]
         assert sorted(s.name for s in children) == [
             "chat scripted",
             "chat scripted",

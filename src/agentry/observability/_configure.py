@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, Union
+from typing import TYPE_CHECKING, Any, Literal, Union, cast
 
 from agentry.errors import AgentryError, MissingExtraError
 from agentry.observability import _state
@@ -130,11 +130,12 @@ def _span_processor(choice: ExporterChoice, endpoint: str | None) -> Any:
             raise MissingExtraError("OTLP export", "otel") from error
         url = f"{endpoint.rstrip('/')}/v1/traces" if endpoint else None
         return BatchSpanProcessor(OTLPSpanExporter(endpoint=url))
-    if isinstance(choice, SpanExporter):
-        return BatchSpanProcessor(choice)
-    raise AgentryError(
-        f"unknown span exporter {choice!r}: use 'console', 'otlp' or an OpenTelemetry SpanExporter"
-    )
+    if not isinstance(cast(object, choice), SpanExporter):
+        raise AgentryError(
+            f"unknown span exporter {choice!r}: "
+            "use 'console', 'otlp' or an OpenTelemetry SpanExporter"
+        )
+    return BatchSpanProcessor(choice)
 
 
 def _metric_reader(choice: Any, endpoint: str | None) -> Any:

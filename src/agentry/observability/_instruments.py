@@ -6,7 +6,7 @@ Imported only once instrumentation is enabled: it imports OpenTelemetry.
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
 from typing import Any, TypeVar
 
 from opentelemetry import context as otel_context
@@ -120,7 +120,7 @@ async def step_in_span(
     span: Span,
     source: AsyncIterator[T],
     on_item: Callable[[T], None],
-) -> AsyncIterator[T]:
+) -> AsyncGenerator[T, None]:
     """Iterate `source` with `span` current only while `source` works, not while the
     consumer handles each item (so attaching and detaching always pair up)."""
     span_context = trace.set_span_in_context(span)

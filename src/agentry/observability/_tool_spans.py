@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, Concatenate
 
 from opentelemetry import trace
 from opentelemetry.trace import Status, StatusCode
-from typing_extensions import Concatenate, ParamSpec
+from typing_extensions import ParamSpec
 
 from agentry.observability import _state
 from agentry.observability._attributes import (

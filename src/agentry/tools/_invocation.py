@@ -90,10 +90,7 @@ async def invoke_function_calls(
         ]
     else:
         outcomes = await asyncio.gather(
-            *(
-                invoke_one(c, by_name, tools, middleware, config, session, run_kwargs)
-                for c in calls
-            )
+            *(invoke_one(c, by_name, tools, middleware, config, session, run_kwargs) for c in calls)
         )
     return ToolCallBatch(
         results=[result for result, _, _ in outcomes],
