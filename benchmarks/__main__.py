@@ -1,5 +1,6 @@
 """`python -m benchmarks`: every benchmark, one line each."""
 
-from benchmarks import core
+from benchmarks import core, observability
 
 core.main()
+observability.main()
