@@ -1,0 +1,111 @@
+"""`agentry chat`: an interactive conversation, streamed, over standard input and output."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from typing import Any
+
+from agentry.cli._clients import CLIENT_CHOICES, make_client
+from agentry.cli._errors import CliError
+from agentry.cli._output import Printer
+from agentry.cli._targets import load_target
+
+__all__ = ["add_parser"]
+
+_HELP = "commands: /reset starts a new conversation, /exit (or end of input) quits"
+
+
+def add_parser(commands: Any) -> None:
+    """Add the `chat` command to the `agentry` parser."""
+    parser: argparse.ArgumentParser = commands.add_parser(
+        "chat",
+        help="chat with a model or an agent",
+        description="Chat line by line; answers stream as they are generated. "
+        "By default the model is OpenAI when OPENAI_API_KEY or OPENAI_BASE_URL is set, "
+        "else the embedded local model. " + _HELP + ".",
+    )
+    parser.add_argument(
+        "--client",
+        choices=CLIENT_CHOICES,
+        default="auto",
+        help="which model to talk to (default: auto)",
+    )
+    parser.add_argument("--model", help="the model name for the client")
+    parser.add_argument(
+        "--script", metavar="FILE.json", help="answers for --client scripted, in order"
+    )
+    parser.add_argument(
+        "--agent",
+        metavar="MODULE:OBJECT",
+        help="chat with this agent instead (its own client, tools and instructions)",
+    )
+    parser.add_argument("--instructions", help="system instructions for the conversation")
+    parser.add_argument(
+        "--json", action="store_true", help="write one JSON object per line (for scripts)"
+    )
+    parser.set_defaults(handler=_chat)
+
+
+async def _chat(arguments: argparse.Namespace) -> int:
+    agent = _agent(arguments)
+    printer = Printer(sys.stdout, sys.stderr, json_mode=arguments.json)
+    interactive = sys.stdin.isatty()
+    if interactive:
+        printer.note(f"agentry chat — {_HELP}")
+    session = agent.create_session()
+    while True:
+        line = await _read_line("you> " if interactive else None)
+        if line is None:
+            break
+        text = line.strip()
+        if not text:
+            continue
+        if text in ("/exit", "/quit"):
+            break
+        if text == "/reset":
+            session = agent.create_session()
+            printer.note("(new conversation)")
+            continue
+        if text.startswith("/"):
+            printer.note(f"unknown command {text.split()[0]!r}; {_HELP}")
+            continue
+        stream = agent.run(text, stream=True, session=session)
+        with printer.working():
+            async for update in stream:
+                printer.update(update)
+        printer.response(await stream.get_final_response())
+    return 0
+
+
+def _agent(arguments: argparse.Namespace) -> Any:
+    if arguments.agent:
+        if arguments.script or arguments.model or arguments.client != "auto":
+            raise CliError(
+                "--agent brings its own client; leave out --client, --model and --script",
+                exit_code=2,
+            )
+        agent = load_target(arguments.agent)
+        if not callable(getattr(agent, "run", None)):
+            raise CliError(f"{arguments.agent} is a {type(agent).__name__}, not an agent")
+        return agent
+    from agentry.agents import Agent
+
+    client = make_client(arguments.client, model=arguments.model, script=arguments.script)
+    return Agent(client=client, instructions=arguments.instructions, name="assistant")
+
+
+async def _read_line(prompt: str | None) -> str | None:
+    """The next line of standard input, or None at its end (read off the event loop)."""
+
+    def read() -> str | None:
+        if prompt is not None:
+            try:
+                return input(prompt)
+            except EOFError:
+                return None
+        line = sys.stdin.readline()
+        return line if line else None
+
+    return await asyncio.get_running_loop().run_in_executor(None, read)
