@@ -88,7 +88,7 @@ def _agent(arguments: argparse.Namespace) -> Any:
             )
         agent = load_target(arguments.agent)
         if not callable(getattr(agent, "run", None)):
-            raise CliError(f"{arguments.agent} is a {type(agent).__name__}, not an agent")
+            raise CliError(f"{arguments.agent} is of type {type(agent).__name__}, not an agent")
         return agent
     from agentry.agents import Agent
 

@@ -40,7 +40,7 @@ async def _run(arguments: argparse.Namespace) -> int:
         return await _run_workflow(target, prompt, printer)
     if not callable(getattr(target, "run", None)):
         raise CliError(
-            f"{arguments.target} is a {type(target).__name__}, not an agent or a workflow "
+            f"{arguments.target} is of type {type(target).__name__}, not an agent or a workflow "
             "(an object with a run method)"
         )
     stream = target.run(prompt, stream=True)

@@ -48,7 +48,7 @@ def load_target(spec: str) -> Any:
 
 def _import(module_name: str) -> Any:
     if module_name.endswith(".py") or os.sep in module_name:
-        return _import_file(Path(module_name))
+        return _import_file(module_name)
     if "" not in sys.path and os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())  # like `python -m`: the working directory's modules
     try:
@@ -62,15 +62,16 @@ def _import(module_name: str) -> Any:
         raise CliError(f"importing {module_name!r} failed: {error}") from error
 
 
-def _import_file(path: Path) -> Any:
+def _import_file(name: str) -> Any:
+    path = Path(name)
     if not path.is_file():
-        raise CliError(f"no such file: {str(path)!r}")
-    name = f"_agentry_target_{path.stem}"
-    spec = importlib.util.spec_from_file_location(name, path)
+        raise CliError(f"no such file: {name!r}")
+    module_name = f"_agentry_target_{path.stem}"
+    spec = importlib.util.spec_from_file_location(module_name, path)
     if spec is None or spec.loader is None:
-        raise CliError(f"cannot import {str(path)!r}: not a Python file")
+        raise CliError(f"cannot import {name!r}: not a Python file")
     module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
+    sys.modules[module_name] = module
     spec.loader.exec_module(module)
     return module
 

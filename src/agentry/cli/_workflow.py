@@ -46,7 +46,7 @@ def _graph(arguments: argparse.Namespace) -> int:
     workflow = load_target(arguments.target)
     if not isinstance(workflow, workflow_class):
         raise CliError(
-            f"{arguments.target} is a {type(workflow).__name__}, not a workflow; "
+            f"{arguments.target} is of type {type(workflow).__name__}, not a workflow; "
             "build one with agentry.workflows.WorkflowBuilder(...).build()"
         )
     viz: Any = viz_class(workflow)
