@@ -138,3 +138,23 @@ def test_environment_variable_turns_instrumentation_on() -> None:
         AGENTRY_OTEL_ENABLED="true",
     )
     assert result.stdout.strip() == "True"
+
+
+def test_observability_example_prints_the_span_tree() -> None:
+    example = Path(__file__).resolve().parents[2] / "examples" / "observability.py"
+    result = subprocess.run(
+        [sys.executable, str(example)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PYTHONPATH": SRC},
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        "It is sunny in Paris.",
+        "invoke_agent weather  (output tokens: 7)",
+        "  chat demo-model",
+        "  execute_tool get_weather",
+        "  chat demo-model  (output tokens: 7)",
+    ]
