@@ -1,0 +1,225 @@
+"""`WorkflowAgent`: a workflow behind the agent interface (`workflow.as_agent()`)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import AsyncIterator, Awaitable, Sequence
+from typing import TYPE_CHECKING, Any, Literal, cast, overload
+
+from agentry.agents import BaseAgent
+from agentry.agents._agent_middleware import run_with_agent_middleware
+from agentry.middleware._base import split_middleware
+from agentry.types import (
+    AgentResponse,
+    AgentResponseUpdate,
+    AgentRunInputs,
+    Content,
+    Message,
+    ResponseStream,
+    normalize_messages,
+)
+from agentry.workflows._events import WorkflowEvent
+
+if TYPE_CHECKING:
+    from agentry.middleware._base import MiddlewareTypes
+    from agentry.middleware._contexts import AgentContext
+    from agentry.sessions import AgentSession
+    from agentry.workflows._workflow import Workflow
+
+__all__ = ["REQUEST_INFO_FUNCTION", "WorkflowAgent"]
+
+REQUEST_INFO_FUNCTION = "request_info"
+"""The function name under which a workflow's requests appear as function calls."""
+
+
+class WorkflowAgent(BaseAgent):
+    """A workflow used as an agent. Create it with `workflow.as_agent()`.
+
+    The input messages are the workflow's input (its start executor must accept
+    `list[Message]`). The workflow's Workflow Output becomes the agent's response:
+    `AgentResponseUpdate`s pass through as they stream, `AgentResponse`s and messages
+    become their updates, other values become text. A tool-approval request inside the
+    workflow appears as its `function_approval_request` content; any other request appears
+    as a `function_call` named `request_info` whose call id is the request id. Answer them
+    in the next run's messages (an approval response, or a function result with that call
+    id) to continue the workflow.
+
+    Example:
+        >>> from agentry.workflows import WorkflowBuilder, WorkflowContext, executor
+        >>> from agentry.types import Message
+        >>> @executor
+        ... async def echo(messages: list[Message], ctx: WorkflowContext[None, str]) -> None:
+        ...     await ctx.yield_output(f"echo: {messages[-1].text}")
+        >>> agent = WorkflowBuilder(start_executor=echo).build().as_agent(name="echo")
+    """
+
+    def __init__(
+        self,
+        workflow: Workflow,
+        *,
+        id: str | None = None,
+        name: str | None = None,
+        description: str | None = None,
+        middleware: Sequence[MiddlewareTypes] | None = None,
+    ) -> None:
+        start = workflow.get_start_executor()
+        if not start.can_handle([Message("user", ["probe"])]):
+            raise TypeError(
+                f"workflow {workflow.name!r} cannot run as an agent: its start executor "
+                f"{start.id!r} does not accept list[Message]; add a handler taking "
+                "list[Message]"
+            )
+        super().__init__(
+            id=id,
+            name=name or workflow.name,
+            description=description or workflow.description,
+            middleware=middleware,
+        )
+        self.workflow = workflow
+        self._approvals: dict[str, str] = {}
+
+    @overload
+    def run(
+        self,
+        messages: AgentRunInputs | None = None,
+        *,
+        stream: Literal[False] = False,
+        session: AgentSession | None = None,
+        **kwargs: Any,
+    ) -> Awaitable[AgentResponse]: ...
+
+    @overload
+    def run(
+        self,
+        messages: AgentRunInputs | None = None,
+        *,
+        stream: Literal[True],
+        session: AgentSession | None = None,
+        **kwargs: Any,
+    ) -> ResponseStream[AgentResponseUpdate, AgentResponse]: ...
+
+    def run(
+        self,
+        messages: AgentRunInputs | None = None,
+        *,
+        stream: bool = False,
+        session: AgentSession | None = None,
+        **kwargs: Any,
+    ) -> Awaitable[AgentResponse] | ResponseStream[AgentResponseUpdate, AgentResponse]:
+        """Run the workflow on `messages` (or continue it with answers in `messages`)."""
+
+        def core(context: AgentContext) -> AsyncIterator[AgentResponseUpdate]:
+            return self._updates(context.messages, stream)
+
+        return run_with_agent_middleware(
+            self,
+            split_middleware(self.middleware)["agent"] if self.middleware else [],
+            normalize_messages(messages),
+            session,
+            kwargs,
+            stream=stream,
+            core=core,
+            response_format=None,
+        )
+
+    async def _updates(
+        self, messages: list[Message], stream: bool
+    ) -> AsyncIterator[AgentResponseUpdate]:
+        responses = self._answers_in(messages)
+        if stream:
+            events: Any = (
+                self.workflow.run(responses=responses, stream=True)
+                if responses
+                else self.workflow.run(messages, stream=True)
+            )
+        else:
+            events = await (
+                self.workflow.run(responses=responses) if responses else self.workflow.run(messages)
+            )
+        async for event in _aiter(events):
+            if event.type == "output":
+                for update in self._output_updates(event):
+                    yield update
+            elif event.type == "request_info":
+                yield self._request_update(event)
+
+    def _answers_in(self, messages: list[Message]) -> dict[str, Any]:
+        """Answers to the workflow's pending requests found in the input messages."""
+        pending = {event.request_id for event in self.workflow.pending_requests}
+        answers: dict[str, Any] = {}
+        for message in messages:
+            for content in message.contents:
+                if content.type == "function_approval_response":
+                    request_id = self._approvals.get(content.id or "")
+                    if request_id is not None and request_id in pending:
+                        answers[request_id] = content
+                        self._approvals.pop(content.id or "", None)
+                elif content.type == "function_result" and content.call_id in pending:
+                    answers[content.call_id or ""] = content.result
+        return answers
+
+    def _output_updates(self, event: WorkflowEvent[Any]) -> list[AgentResponseUpdate]:
+        data = event.data
+        if isinstance(data, AgentResponseUpdate):
+            return [data]
+        if isinstance(data, AgentResponse):
+            return data.to_updates()
+        if isinstance(data, Message):
+            data = [data]
+        if isinstance(data, list) and all(isinstance(m, Message) for m in cast("list[Any]", data)):
+            return [
+                AgentResponseUpdate(
+                    contents=m.contents,
+                    role=m.role,
+                    author_name=m.author_name or event.executor_id,
+                    message_id=m.message_id,
+                )
+                for m in cast("list[Message]", data)
+            ]
+        text = data if isinstance(data, str) else _as_text(data)
+        return [
+            AgentResponseUpdate(contents=[text], role="assistant", author_name=event.executor_id)
+        ]
+
+    def _request_update(self, event: WorkflowEvent[Any]) -> AgentResponseUpdate:
+        data = event.data
+        request_id = event.request_id or ""
+        if isinstance(data, Content) and data.type == "function_approval_request":
+            self._approvals[data.id or ""] = request_id
+            content = data
+        else:
+            content = Content.from_function_call(
+                call_id=request_id,
+                name=REQUEST_INFO_FUNCTION,
+                arguments={"request_id": request_id, "data": _jsonable(data)},
+            )
+        return AgentResponseUpdate(
+            contents=[content], role="assistant", author_name=event.source_executor_id
+        )
+
+
+async def _aiter(events: Any) -> AsyncIterator[WorkflowEvent[Any]]:
+    if hasattr(events, "__aiter__"):
+        async for event in events:
+            yield event
+    else:
+        for event in events:
+            yield event
+
+
+def _jsonable(data: Any) -> Any:
+    if hasattr(data, "model_dump"):
+        return data.model_dump(mode="json")
+    if dataclasses.is_dataclass(data) and not isinstance(data, type):
+        data = dataclasses.asdict(data)
+    try:
+        json.dumps(data)
+    except (TypeError, ValueError):
+        return str(data)
+    return data
+
+
+def _as_text(data: Any) -> str:
+    value = _jsonable(data)
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
