@@ -42,6 +42,7 @@ __all__ = [
     "TOOL_TYPE",
     "USAGE_INPUT_TOKENS",
     "USAGE_OUTPUT_TOKENS",
+    "WORKFLOW_NAME",
     "messages_json",
     "to_json",
 ]
@@ -68,6 +69,7 @@ TOOL_NAME = "gen_ai.tool.name"
 TOOL_TYPE = "gen_ai.tool.type"
 TOOL_DESCRIPTION = "gen_ai.tool.description"
 TOOL_CALL_ID = "gen_ai.tool.call.id"
+WORKFLOW_NAME = "gen_ai.workflow.name"
 TOKEN_TYPE = "gen_ai.token.type"
 ERROR_TYPE = "error.type"
 # Sensitive: recorded only when sensitive data is enabled.

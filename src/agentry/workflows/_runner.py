@@ -14,6 +14,7 @@ import uuid
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from agentry.observability import _state as telemetry
 from agentry.workflows._context import WorkflowContext
 from agentry.workflows._edge_runner import Inbox
 from agentry.workflows._errors import (
@@ -132,6 +133,13 @@ class Runner:
             ExecutorFailedException: An executor raised.
             WorkflowConvergenceException: The run exceeded the superstep limit.
         """
+        if telemetry.enabled:  # telemetry hook
+            from agentry.observability._workflow_spans import traced_workflow_run
+
+            return await traced_workflow_run(self._workflow, self.run, self._supersteps(announce))
+        return await self._supersteps(announce)
+
+    async def _supersteps(self, announce: list[PendingRequest]) -> WorkflowRunState:
         sink, run = self._sink, self.run
         sink(WorkflowEvent.started())
         sink(WorkflowEvent.status(WorkflowRunState.IN_PROGRESS))
@@ -151,7 +159,12 @@ class Runner:
                 steps += 1
                 run.iteration += 1
                 sink(quick_event("superstep_started", None, None, run.iteration))
-                await self._superstep()
+                if telemetry.enabled:  # telemetry hook
+                    from agentry.observability._workflow_spans import traced_superstep
+
+                    await traced_superstep(run.iteration, self._superstep())
+                else:
+                    await self._superstep()
                 sink(quick_event("superstep_completed", None, None, run.iteration))
                 if self._storage is not None:
                     from agentry.workflows._checkpointing import save_checkpoint
@@ -217,6 +230,19 @@ class Runner:
         outbox: list[tuple[Any, str | None]],
     ) -> None:
         """Handle an executor's messages in order; a failure stops it and is recorded."""
+        if telemetry.enabled:  # telemetry hook
+            from agentry.observability._workflow_spans import traced_executor
+
+            work = self._deliver(executor, deliveries, outbox)
+            return await traced_executor(executor, deliveries, self._failures, work)
+        return await self._deliver(executor, deliveries, outbox)
+
+    async def _deliver(
+        self,
+        executor: Executor,
+        deliveries: list[tuple[Any, Any, Any]],
+        outbox: list[tuple[Any, str | None]],
+    ) -> None:
         sink = self._sink
         executor_id = executor.id
         for message, source, entry in deliveries:
