@@ -6,7 +6,16 @@ import pytest
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.trace import SpanKind, StatusCode
 
-from agentry import Agent, ChatResponse, ChatResponseUpdate, Message, tool
+from agentry import (
+    Agent,
+    AgentContext,
+    BaseAgent,
+    ChatResponse,
+    ChatResponseUpdate,
+    Message,
+    agent_middleware,
+    tool,
+)
 from agentry.clients.scripted import ScriptedChatClient
 from tests.observability.conftest import Telemetry
 
@@ -291,3 +300,44 @@ async def test_nothing_is_recorded_when_instrumentation_is_off() -> None:
     assert type(stream._source).__name__ == "async_generator"
     assert stream._source.__qualname__ == "ScriptedChatClient._inner_get_streaming_response"  # type: ignore[attr-defined]
     await stream.get_final_response()
+
+
+async def test_custom_agents_and_agents_as_tools_are_traced(telemetry: Telemetry) -> None:
+    class Echo(BaseAgent):
+        async def run(  # pyright: ignore[reportIncompatibleMethodOverride]
+            self, messages: Any, *, session: Any = None, **kwargs: Any
+        ) -> str:
+            return f"echo: {messages[-1].text}"
+
+    echo = Echo(name="echo", description="Repeats")
+    client = ScriptedChatClient(
+        [ScriptedChatClient.function_call("echo", {"task": "hi"}, call_id="e1"), "Done."]
+    )
+    boss = Agent(client=client, tools=[echo.as_tool()], name="boss")
+    session = boss.create_session()
+    assert (await boss.run("Delegate", session=session)).text == "Done."
+
+    outer = telemetry.one("invoke_agent boss")
+    tool_span = telemetry.one("execute_tool echo")
+    inner = telemetry.one("invoke_agent echo")
+    assert _parent_id(tool_span) == _span_id(outer)
+    assert _parent_id(inner) == _span_id(tool_span)
+    assert inner.attributes is not None
+    assert inner.attributes["gen_ai.agent.description"] == "Repeats"
+    assert "gen_ai.provider.name" not in inner.attributes  # a custom agent has no client
+    assert (outer.attributes or {})["gen_ai.conversation.id"] == session.session_id
+
+
+async def test_agent_middleware_runs_inside_the_agent_span(telemetry: Telemetry) -> None:
+    from opentelemetry import trace
+
+    seen: list[str] = []
+
+    @agent_middleware
+    async def note_span(context: AgentContext, call_next: Any) -> None:
+        seen.append(getattr(trace.get_current_span(), "name", ""))
+        await call_next()
+
+    agent = Agent(client=ScriptedChatClient(["Hi"]), name="watched", middleware=[note_span])
+    await agent.run("Hello")
+    assert seen == ["invoke_agent watched"]

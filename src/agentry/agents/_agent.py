@@ -11,7 +11,6 @@ from agentry.agents._base import BaseAgent
 from agentry.agents._run_loop import RunPlan, has_history_provider, start_run
 from agentry.middleware._base import MiddlewareTypes, split_middleware
 from agentry.middleware._contexts import AgentContext
-from agentry.observability import _state as telemetry
 from agentry.sessions import AgentSession, ContextProvider, InMemoryHistoryProvider
 from agentry.tools import FunctionInvocationConfiguration, FunctionTool
 from agentry.types import (
@@ -25,7 +24,6 @@ from agentry.types import (
 )
 
 if TYPE_CHECKING:
-    from agentry.agents._run_loop import _Run
     from agentry.clients import SupportsChatGetResponse
 
 __all__ = ["Agent", "normalize_tools"]
@@ -192,7 +190,7 @@ class Agent(BaseAgent):
             if context.options is not None:
                 plan.options = context.options
             run = start_run(plan, context.messages, context.session, context.kwargs, stream=True)
-            return _traced(run) if telemetry.enabled else run.updates()
+            return run.updates()
 
         return core
 
@@ -202,7 +200,7 @@ class Agent(BaseAgent):
             if context.options is not None:
                 plan.options = context.options
             run = start_run(plan, context.messages, context.session, context.kwargs, stream=False)
-            async for _ in _traced(run) if telemetry.enabled else run.updates():
+            async for _ in run.updates():
                 pass
             return run.context.response or run.response()
 
@@ -215,20 +213,3 @@ class Agent(BaseAgent):
 
 
 _DEFAULT_HISTORY = InMemoryHistoryProvider()
-
-
-def _traced(run: _Run) -> AsyncIterator[AgentResponseUpdate]:
-    """Telemetry hook: the run's updates inside an `invoke_agent` span."""
-    from agentry.observability._agent_spans import traced_agent_run
-    from agentry.observability._chat_spans import model_of, provider_of
-
-    return traced_agent_run(
-        run.plan.agent,
-        run.context.input_messages,
-        run.updates(),
-        response=run.response,
-        session=run.session,
-        provider=provider_of(run.plan.client),
-        model=model_of(run.plan.client, run.plan.options),
-        instructions=run.plan.instructions,
-    )
