@@ -95,3 +95,36 @@ def test_agent_option_excludes_client_options(agentry: Agentry, tmp_path: Path) 
     result = agentry("chat", "--agent", "counting:agent", "--model", "x")
     assert result.returncode == 2
     assert "--agent brings its own client" in result.stderr
+
+
+APPROVAL_AGENT = '''
+from agentry import Agent, tool
+from agentry.clients.scripted import ScriptedChatClient
+
+@tool(approval_mode="always_require")
+def send_email(to: str) -> str:
+    """Send an email."""
+    return f"sent to {to}"
+
+def reply(messages, options):
+    results = [c for m in messages for c in m.contents if c.type == "function_result"]
+    return f"Tool said: {results[-1].result}"
+
+def email_call(call_id):
+    return ScriptedChatClient.function_call("send_email", {"to": "ada@example.com"}, call_id=call_id)
+
+client = ScriptedChatClient([email_call("c1"), reply, email_call("c2"), reply])
+agent = Agent(client=client, tools=[send_email], name="mailer")
+'''
+
+
+def test_chat_asks_before_a_tool_that_needs_approval(agentry: Agentry, tmp_path: Path) -> None:
+    (tmp_path / "mailer.py").write_text(APPROVAL_AGENT)
+    result = agentry("chat", "--agent", "mailer:agent", stdin="mail Ada\ny\nagain\nn\n")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        "Tool said: sent to ada@example.com",
+        "Tool said: Error: the user did not approve this tool call; do not retry it.",
+    ]
+    assert result.stderr.count('approve send_email({"to": "ada@example.com"})? [y/N]') == 2
+    assert result.stderr.count("! send_email needs approval") == 2

@@ -98,3 +98,20 @@ def test_run_with_otel_console_writes_spans_to_stderr(agentry: Agentry, tmp_path
     assert '"name": "execute_tool get_weather"' in result.stderr
     assert "Sunny in Paris" in result.stderr  # the tool activity line, not a span attribute
     assert "gen_ai.tool.call.result" not in result.stderr
+
+
+def test_run_stops_with_a_hint_when_a_tool_needs_approval(agentry: Agentry, tmp_path: Path) -> None:
+    (tmp_path / "mailer.py").write_text(
+        "from agentry import Agent, tool\n"
+        "from agentry.clients.scripted import ScriptedChatClient\n"
+        "@tool(approval_mode='always_require')\n"
+        "def send_email(to: str) -> str:\n"
+        "    '''Send an email.'''\n"
+        "    return 'sent'\n"
+        "client = ScriptedChatClient([ScriptedChatClient.function_call('send_email', {'to': 'x'})])\n"
+        "agent = Agent(client=client, tools=[send_email])\n"
+    )
+    result = agentry("run", "mailer:agent", "mail x")
+    assert result.returncode == 1
+    assert "the run stopped: send_email needs approval" in result.stderr
+    assert "agentry chat --agent mailer:agent" in result.stderr

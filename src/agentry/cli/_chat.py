@@ -9,7 +9,7 @@ from typing import Any
 
 from agentry.cli._clients import CLIENT_CHOICES, make_client
 from agentry.cli._errors import CliError
-from agentry.cli._output import Printer
+from agentry.cli._output import Printer, json_line
 from agentry.cli._targets import load_target
 
 __all__ = ["add_parser"]
@@ -71,12 +71,41 @@ async def _chat(arguments: argparse.Namespace) -> int:
         if text.startswith("/"):
             printer.note(f"unknown command {text.split()[0]!r}; {_HELP}")
             continue
-        stream = agent.run(text, stream=True, session=session)
-        with printer.working():
-            async for update in stream:
-                printer.update(update)
-        printer.response(await stream.get_final_response())
+        response = await _turn(agent, text, session, printer)
+        while response.user_input_requests:
+            from agentry.types import Message
+
+            answers = [
+                await _approval(request, interactive) for request in response.user_input_requests
+            ]
+            response = await _turn(agent, Message("user", answers), session, printer)
     return 0
+
+
+async def _turn(agent: Any, message: Any, session: Any, printer: Printer) -> Any:
+    """One exchange: stream the answer to `message`; its final response."""
+    stream = agent.run(message, stream=True, session=session)
+    with printer.working():
+        async for update in stream:
+            printer.update(update)
+    response = await stream.get_final_response()
+    printer.response(response)
+    return response
+
+
+async def _approval(request: Any, interactive: bool) -> Any:
+    """Ask whether a tool call may run; the answer (yes only for y or yes)."""
+    call = request.function_call
+    arguments = (
+        call.arguments if isinstance(call.arguments, str) else json_line(call.arguments or {})
+    )
+    question = f"approve {call.name}({arguments})? [y/N] "
+    if not interactive:
+        sys.stderr.write(question + "\n")
+        sys.stderr.flush()
+    line = await _read_line(question if interactive else None)
+    approved = (line or "").strip().lower() in ("y", "yes")
+    return request.to_function_approval_response(approved=approved)
 
 
 def _agent(arguments: argparse.Namespace) -> Any:

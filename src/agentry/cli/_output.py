@@ -109,7 +109,7 @@ class Printer:
             if self.json_mode:
                 self._emit({"type": "approval_request", "id": content.id, "name": name})
             else:
-                self.note(f"! {name} needs approval; this command does not grant approvals")
+                self.note(f"! {name} needs approval")
         elif kind == "error":
             if self.json_mode:
                 self._emit({"type": "error", "message": content.message})

@@ -47,7 +47,15 @@ async def _run(arguments: argparse.Namespace) -> int:
     with printer.working():
         async for update in stream:
             printer.update(update)
-    printer.response(await stream.get_final_response())
+    response = await stream.get_final_response()
+    printer.response(response)
+    pending = [r.function_call.name for r in response.user_input_requests if r.function_call]
+    if pending:
+        printer.note(
+            f"the run stopped: {', '.join(pending)} needs approval; to answer, chat with "
+            f"the agent: agentry chat --agent {arguments.target}"
+        )
+        return 1
     return 0
 
 
