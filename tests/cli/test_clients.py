@@ -21,9 +21,11 @@ def test_auto_picks_openai_when_configured(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     assert _clients.make_client("auto") == ("local", ())
-    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     assert _clients.make_client("auto", model="gpt-x") == ("openai", ("gpt-x",))
-    assert chosen == ["local", "openai"]
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    assert _clients.make_client("auto") == ("openai-chat", ())
+    assert chosen == ["local", "openai", "openai-chat"]
 
 
 def test_a_client_module_this_installation_lacks_is_named(

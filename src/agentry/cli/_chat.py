@@ -23,8 +23,8 @@ def add_parser(commands: Any) -> None:
         "chat",
         help="chat with a model or an agent",
         description="Chat line by line; answers stream as they are generated. "
-        "By default the model is OpenAI when OPENAI_API_KEY or OPENAI_BASE_URL is set, "
-        "else the embedded local model. " + _HELP + ".",
+        "By default the model is an OpenAI-compatible server when OPENAI_BASE_URL or "
+        "OPENAI_API_KEY is set, else the embedded local model. " + _HELP + ".",
     )
     parser.add_argument(
         "--client",

@@ -12,31 +12,34 @@ from agentry.cli._errors import CliError
 
 __all__ = ["CLIENT_CHOICES", "make_client", "scripted_client_from_file"]
 
-CLIENT_CHOICES = ("auto", "local", "openai", "scripted")
+CLIENT_CHOICES = ("auto", "local", "openai", "openai-chat", "scripted")
 
 # Where each client lives; the first importable place wins.
 _LOCATIONS: dict[str, tuple[tuple[str, str], ...]] = {
-    "openai": (
-        ("agentry.openai", "OpenAIChatClient"),
-        ("agentry.clients.openai", "OpenAIChatClient"),
-    ),
+    "openai": (("agentry.openai", "OpenAIChatClient"),),
+    "openai-chat": (("agentry.openai", "OpenAIChatCompletionClient"),),
     "local": (("agentry.local", "LocalChatClient"), ("agentry.clients.local", "LocalChatClient")),
 }
-_EXTRAS = {"openai": "openai", "local": "local"}
+_EXTRAS = {"openai": "openai", "openai-chat": "openai", "local": "local"}
 
 
 def make_client(choice: str, *, model: str | None = None, script: str | None = None) -> Any:
     """The chat client `choice` names.
 
-    `auto` picks OpenAI when `OPENAI_API_KEY` or `OPENAI_BASE_URL` is set, else the local
-    model. `scripted` replays the answers of a JSON `script` file (for tests and demos).
+    `auto` picks the Chat Completions API when `OPENAI_BASE_URL` is set (most servers that
+    speak OpenAI's protocol offer it), else OpenAI's Responses API when `OPENAI_API_KEY` is
+    set, else the local model. `scripted` replays the answers of a JSON `script` file.
 
     Raises:
         CliError: The client is not installed, or the script is missing or malformed.
     """
     if choice == "auto":
-        wants_openai = os.environ.get("OPENAI_API_KEY") or os.environ.get("OPENAI_BASE_URL")
-        choice = "openai" if wants_openai else "local"
+        if os.environ.get("OPENAI_BASE_URL"):
+            choice = "openai-chat"
+        elif os.environ.get("OPENAI_API_KEY"):
+            choice = "openai"
+        else:
+            choice = "local"
     if choice == "scripted":
         if not script:
             raise CliError(
