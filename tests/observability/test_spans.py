@@ -288,6 +288,15 @@ async def test_metrics_record_tokens_and_durations(telemetry: Telemetry) -> None
     durations = telemetry.histogram_points("gen_ai.client.operation.duration")
     counts = {p.attributes["gen_ai.operation.name"]: p.count for p in durations}
     assert counts == {"chat": 2, "execute_tool": 1, "invoke_agent": 1}
+    assert telemetry.histogram_points("gen_ai.client.operation.time_to_first_chunk") == []
+
+
+async def test_streamed_chat_records_time_to_first_chunk(telemetry: Telemetry) -> None:
+    async for _ in _weather_agent().run("Hi", stream=True):
+        pass
+    (point,) = telemetry.histogram_points("gen_ai.client.operation.time_to_first_chunk")
+    assert point.count == 2
+    assert point.attributes["gen_ai.request.model"] == "weather-model"
 
 
 async def test_nothing_is_recorded_when_instrumentation_is_off() -> None:

@@ -110,9 +110,15 @@ async def _approval(request: Any, interactive: bool) -> Any:
 
 def _agent(arguments: argparse.Namespace) -> Any:
     if arguments.agent:
-        if arguments.script or arguments.model or arguments.client != "auto":
+        if (
+            arguments.script
+            or arguments.model
+            or arguments.instructions
+            or (arguments.client != "auto")
+        ):
             raise CliError(
-                "--agent brings its own client; leave out --client, --model and --script",
+                "--agent brings its own client and instructions; "
+                "leave out --client, --model, --script and --instructions",
                 exit_code=2,
             )
         agent = load_target(arguments.agent)

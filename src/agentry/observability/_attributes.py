@@ -32,6 +32,7 @@ __all__ = [
     "RESPONSE_ID",
     "RESPONSE_MODEL",
     "SYSTEM_INSTRUCTIONS",
+    "TIME_TO_FIRST_CHUNK",
     "TOKEN_TYPE",
     "TOKEN_USAGE",
     "TOOL_CALL_ARGUMENTS",
@@ -81,6 +82,7 @@ TOOL_CALL_RESULT = "gen_ai.tool.call.result"
 # Metrics.
 TOKEN_USAGE = "gen_ai.client.token.usage"
 OPERATION_DURATION = "gen_ai.client.operation.duration"
+TIME_TO_FIRST_CHUNK = "gen_ai.client.operation.time_to_first_chunk"
 
 
 def to_json(value: Any) -> str:

@@ -84,7 +84,13 @@ async def traced_chat_stream(
     """Stream `updates` inside a chat span that ends with the stream."""
     call = _ChatCall(client, messages, options, stream=True)
     seen: list[ChatResponseUpdate] = []
-    iterator = step_in_span(call.span, updates, seen.append)
+
+    def collect(update: ChatResponseUpdate) -> None:
+        if not seen:
+            call.instruments.record_first_chunk(call.started, call.metric_attributes)
+        seen.append(update)
+
+    iterator = step_in_span(call.span, updates, collect)
     try:
         async for update in iterator:
             yield update

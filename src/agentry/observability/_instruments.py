@@ -18,6 +18,7 @@ from agentry.observability import _state
 from agentry.observability._attributes import (
     ERROR_TYPE,
     OPERATION_DURATION,
+    TIME_TO_FIRST_CHUNK,
     TOKEN_TYPE,
     TOKEN_USAGE,
 )
@@ -58,6 +59,12 @@ class Instruments:
             description="GenAI operation duration.",
             explicit_bucket_boundaries_advisory=_DURATION_BUCKETS,
         )
+        self.time_to_first_chunk = meter.create_histogram(
+            TIME_TO_FIRST_CHUNK,
+            unit="s",
+            description="Time to receive the first chunk of a streamed response.",
+            explicit_bucket_boundaries_advisory=_DURATION_BUCKETS,
+        )
 
     def start_span(
         self, name: str, attributes: Mapping[str, Any], *, kind: SpanKind = SpanKind.INTERNAL
@@ -74,6 +81,10 @@ class Instruments:
             count = usage.get(key)
             if isinstance(count, int):
                 self.token_usage.record(count, {**base, TOKEN_TYPE: token_type})
+
+    def record_first_chunk(self, started: float, attributes: Mapping[str, Any]) -> None:
+        """Record the time from `started` to the first chunk of a stream."""
+        self.time_to_first_chunk.record(time.perf_counter() - started, _clean(attributes))
 
     def record_duration(
         self, started: float, attributes: Mapping[str, Any], error: BaseException | None = None
