@@ -350,3 +350,33 @@ async def test_agent_middleware_runs_inside_the_agent_span(telemetry: Telemetry)
     agent = Agent(client=ScriptedChatClient(["Hi"]), name="watched", middleware=[note_span])
     await agent.run("Hello")
     assert seen == ["invoke_agent watched"]
+
+
+async def test_with_instrumentation_off_no_telemetry_code_runs() -> None:
+    import sys
+    from types import FrameType
+
+    client = ScriptedChatClient()
+    agent = Agent(client=client, tools=[get_weather])
+    called: set[str] = set()
+
+    def profile(frame: FrameType, event: str, arg: object) -> None:
+        if event == "call":
+            called.add(frame.f_code.co_filename)
+
+    client.add(ScriptedChatClient.function_call("get_weather", {"city": "Oslo"}), "Sunny.")
+    sys.setprofile(profile)
+    try:
+        await agent.run("Weather?")
+        client.add("Streaming.")
+        async for _ in agent.run("Again", stream=True):
+            pass
+    finally:
+        sys.setprofile(None)
+    assert any("agentry" in name for name in called)  # the profile did see the run
+    telemetry_code = [
+        name
+        for name in called
+        if "src/agentry/observability" in name.replace("\\", "/") or "opentelemetry" in name
+    ]
+    assert telemetry_code == []
