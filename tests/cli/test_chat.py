@@ -128,3 +128,35 @@ def test_chat_asks_before_a_tool_that_needs_approval(agentry: Agentry, tmp_path:
     ]
     assert result.stderr.count('approve send_email({"to": "ada@example.com"})? [y/N]') == 2
     assert result.stderr.count("! send_email needs approval") == 2
+
+
+def test_ctrl_c_while_waiting_for_input_ends_the_chat(tmp_path: Path) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    from tests.cli.conftest import SRC
+
+    script = _script(tmp_path, ["ok", "never"])
+    process = subprocess.Popen(
+        [sys.executable, "-m", "agentry.cli", "chat", "--client", "scripted", "--script", script],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": SRC},
+    )
+    assert process.stdin is not None
+    assert process.stdout is not None
+    process.stdin.write("hi\n")
+    process.stdin.flush()
+    assert process.stdout.readline() == "ok\n"  # now it waits for the next line
+    process.send_signal(signal.SIGINT)
+    try:
+        # stdin stays open: the chat must not wait for a line that will not come
+        assert process.wait(timeout=30) == 130
+    finally:
+        process.kill()
+        _, err = process.communicate()
+    assert "Traceback" not in err

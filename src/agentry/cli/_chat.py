@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import sys
+import threading
 from typing import Any
 
 from agentry.cli._clients import CLIENT_CHOICES, make_client
@@ -132,15 +134,29 @@ def _agent(arguments: argparse.Namespace) -> Any:
 
 
 async def _read_line(prompt: str | None) -> str | None:
-    """The next line of standard input, or None at its end (read off the event loop)."""
+    """The next line of standard input, or None at its end.
 
-    def read() -> str | None:
+    The line is read on a daemon thread, so the event loop keeps running (spinners,
+    streams) and Ctrl-C never waits for a line that will not come.
+    """
+    loop = asyncio.get_running_loop()
+    answer: asyncio.Future[str | None] = loop.create_future()
+
+    def deliver(line: str | None) -> None:
+        if not answer.done():
+            answer.set_result(line)
+
+    def read() -> None:
+        line: str | None
         if prompt is not None:
             try:
-                return input(prompt)
+                line = input(prompt)
             except EOFError:
-                return None
-        line = sys.stdin.readline()
-        return line if line else None
+                line = None
+        else:
+            line = sys.stdin.readline() or None
+        with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
+            loop.call_soon_threadsafe(deliver, line)
 
-    return await asyncio.get_running_loop().run_in_executor(None, read)
+    threading.Thread(target=read, name="agentry-chat-input", daemon=True).start()
+    return await answer
