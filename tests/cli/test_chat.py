@@ -160,3 +160,12 @@ def test_ctrl_c_while_waiting_for_input_ends_the_chat(tmp_path: Path) -> None:
         process.kill()
         _, err = process.communicate()
     assert "Traceback" not in err
+
+
+def test_chat_uses_the_embedded_local_model_by_default(agentry: Agentry) -> None:
+    result = agentry("--otel", "console", "chat", stdin="Say hello in three words.\n")
+    assert result.returncode == 0, result.stderr
+    (answer,) = result.stdout.splitlines()
+    assert answer.strip()
+    assert '"gen_ai.provider.name": "llama.cpp"' in result.stderr
+    assert '"name": "invoke_agent assistant"' in result.stderr
