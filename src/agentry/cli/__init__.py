@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import inspect
+import os
 import sys
 import traceback
 from collections.abc import Sequence
@@ -21,7 +22,7 @@ from typing import Any
 
 from agentry.cli import _chat, _run, _serve, _workflow
 from agentry.cli._errors import CliError
-from agentry.errors import AgentryError
+from agentry.errors import AgentryError, MissingExtraError
 
 __all__ = ["CliError", "build_parser", "main"]
 
@@ -70,8 +71,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         from agentry.observability import configure_logging
 
         configure_logging("DEBUG" if arguments.verbose > 1 else "INFO")
-    telemetry = _start_telemetry(arguments)
+    telemetry: Any = None
     try:
+        telemetry = _start_telemetry(arguments)
         handler: Any = arguments.handler
         result = handler(arguments)
         if inspect.isawaitable(result):
@@ -85,7 +87,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write("\n")
         return 130
     except BrokenPipeError:
-        return 0  # the reader went away (for example `agentry run ... | head`)
+        # the reader went away (`agentry run ... | head`): stop writing, quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except Exception as error:
         return _fail(f"{type(error).__name__}: {error}", 1, verbose=arguments.verbose or 1)
     finally:
@@ -105,16 +109,13 @@ def _start_telemetry(arguments: argparse.Namespace) -> Any:
     exporter: Any = arguments.otel
     metrics: Any = arguments.otel
     if exporter == "console":
-        from opentelemetry.sdk.trace.export import ConsoleSpanExporter
-
+        try:
+            from opentelemetry.sdk.trace.export import ConsoleSpanExporter
+        except ImportError:
+            raise MissingExtraError("--otel", "otel") from None
         exporter = ConsoleSpanExporter(out=sys.stderr)
         metrics = None  # periodic metric dumps would drown the conversation
-    try:
-        return configure_otel(
-            exporter, enable_sensitive_data=arguments.otel_sensitive, metrics=metrics
-        )
-    except AgentryError as error:
-        raise SystemExit(_fail(str(error), 1)) from None
+    return configure_otel(exporter, enable_sensitive_data=arguments.otel_sensitive, metrics=metrics)
 
 
 def _fail(message: str, exit_code: int, *, verbose: int = 0) -> int:
