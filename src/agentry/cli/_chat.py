@@ -16,7 +16,7 @@ from agentry.cli._targets import load_target
 
 __all__ = ["add_parser"]
 
-_HELP = "commands: /reset starts a new conversation, /exit (or end of input) quits"
+_HELP = "In the chat, /reset starts a new conversation and /exit (or the end of input) quits"
 
 
 def add_parser(commands: Any) -> None:
@@ -55,7 +55,7 @@ async def _chat(arguments: argparse.Namespace) -> int:
     printer = Printer(sys.stdout, sys.stderr, json_mode=arguments.json)
     interactive = sys.stdin.isatty()
     if interactive:
-        printer.note(f"agentry chat — {_HELP}")
+        printer.note(f"agentry chat. {_HELP}.")
     session = agent.create_session()
     while True:
         line = await _read_line("you> " if interactive else None)
@@ -71,7 +71,7 @@ async def _chat(arguments: argparse.Namespace) -> int:
             printer.note("(new conversation)")
             continue
         if text.startswith("/"):
-            printer.note(f"unknown command {text.split()[0]!r}; {_HELP}")
+            printer.note(f"unknown command {text.split()[0]!r}. {_HELP}.")
             continue
         response = await _turn(agent, text, session, printer)
         while response.user_input_requests:
