@@ -129,3 +129,60 @@ def test_workflow_graph(agentry: Agentry, tmp_path: Path) -> None:
     run = agentry("run", "flows:workflow", "ab")
     assert run.returncode == 0, run.stderr
     assert run.stdout == "ABAB\n"
+
+
+HELLO_AGENT = (
+    "from agentry import Agent\n"
+    "from agentry.clients.scripted import ScriptedChatClient\n"
+    "agent = Agent(client=ScriptedChatClient(['Hi']), name='hello', description='Says hi')\n"
+)
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def test_serve_a2a(agentry: Agentry, tmp_path: Path) -> None:
+    (tmp_path / "hello.py").write_text(HELLO_AGENT)
+    if importlib.util.find_spec("agentry.a2a") is None:
+        result = agentry("serve", "a2a", "hello:agent")
+        assert result.returncode == 1
+        assert "`agentry serve a2a` needs the A2A server (agentry.a2a._serve)" in result.stderr
+        return
+    import json
+    import os
+    import subprocess
+    import time
+    import urllib.request
+
+    from tests.cli.conftest import SRC
+
+    port = _free_port()
+    command = ["serve", "a2a", "hello:agent", "--port", str(port), "--database", "none"]
+    server = subprocess.Popen(
+        [sys.executable, "-m", "agentry.cli", *command],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": SRC},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        card: dict[str, object] = {}
+        for _ in range(300):  # until the server listens (or gave up)
+            try:
+                url = f"http://127.0.0.1:{port}/.well-known/agent-card.json"
+                with urllib.request.urlopen(url, timeout=5) as response:
+                    card = json.loads(response.read())
+                break
+            except OSError:
+                assert server.poll() is None, "the server exited"
+                time.sleep(0.1)
+        assert card["name"] == "hello"
+        assert card["description"] == "Says hi"
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
