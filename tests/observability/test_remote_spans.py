@@ -3,12 +3,8 @@ from opentelemetry.trace import SpanKind, StatusCode
 
 from agentry import Agent
 from agentry.clients.scripted import ScriptedChatClient
-from agentry.observability._remote_spans import (
-    A2A_METHOD,
-    A2A_TASK_ID,
-    MCP_METHOD_NAME,
-    traced_call,
-)
+from agentry.observability import traced_call
+from agentry.observability._remote_spans import A2A_METHOD, A2A_TASK_ID, MCP_METHOD_NAME
 from tests.observability.conftest import Telemetry
 
 

@@ -10,6 +10,8 @@ Example:
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from agentry.observability._configure import ExporterChoice, OtelSetup, configure_otel
 from agentry.observability._logging import configure_logging, get_logger
 from agentry.observability._state import (
@@ -27,4 +29,17 @@ __all__ = [
     "enable_instrumentation",
     "get_logger",
     "is_instrumentation_enabled",
+    "traced_call",
 ]
+
+if TYPE_CHECKING:
+    from agentry.observability._remote_spans import traced_call
+
+
+def __getattr__(name: str) -> Any:
+    # Loaded on first use: it imports OpenTelemetry.
+    if name == "traced_call":
+        from agentry.observability._remote_spans import traced_call
+
+        return traced_call
+    raise AttributeError(f"module 'agentry.observability' has no attribute {name!r}")

@@ -3,11 +3,11 @@
 The protocol packages call these behind the telemetry switch, for example::
 
     if telemetry.enabled:  # telemetry hook
-        from agentry.observability._remote_spans import traced_call
+        from agentry.observability import traced_call
 
         result = await traced_call(
             "tools/call get_weather",
-            {MCP_METHOD_NAME: "tools/call", TOOL_NAME: "get_weather"},
+            {"mcp.method.name": "tools/call", "gen_ai.tool.name": "get_weather"},
             session.call_tool("get_weather", arguments),
         )
 """
