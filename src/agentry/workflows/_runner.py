@@ -198,10 +198,13 @@ class Runner:
         inbox = run.inbox
         run.inbox = {}
         executors = self._executors
+        execute = self._execute
+        if telemetry.enabled:  # telemetry hook
+            execute = self._execute_traced
         if len(inbox) == 1:
             ((executor_id, deliveries),) = inbox.items()
             outbox: list[tuple[Any, str | None]] = []
-            await self._execute(executors[executor_id], deliveries, outbox)
+            await execute(executors[executor_id], deliveries, outbox)
             outboxes = [(executor_id, outbox)]
         else:
             outboxes: list[tuple[str, list[tuple[Any, str | None]]]] = [
@@ -209,7 +212,7 @@ class Runner:
             ]
             await asyncio.gather(
                 *(
-                    self._execute(executors[executor_id], deliveries, outbox)
+                    execute(executors[executor_id], deliveries, outbox)
                     for (executor_id, deliveries), (_, outbox) in zip(
                         inbox.items(), outboxes, strict=True
                     )
@@ -230,19 +233,6 @@ class Runner:
         outbox: list[tuple[Any, str | None]],
     ) -> None:
         """Handle an executor's messages in order; a failure stops it and is recorded."""
-        if telemetry.enabled:  # telemetry hook
-            from agentry.observability._workflow_spans import traced_executor
-
-            work = self._deliver(executor, deliveries, outbox)
-            return await traced_executor(executor, deliveries, self._failures, work)
-        return await self._deliver(executor, deliveries, outbox)
-
-    async def _deliver(
-        self,
-        executor: Executor,
-        deliveries: list[tuple[Any, Any, Any]],
-        outbox: list[tuple[Any, str | None]],
-    ) -> None:
         sink = self._sink
         executor_id = executor.id
         for message, source, entry in deliveries:
@@ -271,6 +261,18 @@ class Runner:
                 self._failures.append((executor_id, error))
                 return
             sink(quick_event("executor_completed", None, executor_id, None))
+
+    async def _execute_traced(
+        self,
+        executor: Executor,
+        deliveries: list[tuple[Any, Any, Any]],
+        outbox: list[tuple[Any, str | None]],
+    ) -> None:
+        """Telemetry hook: `_execute` inside an `executor.process` span."""
+        from agentry.observability._workflow_spans import traced_executor
+
+        work = self._execute(executor, deliveries, outbox)
+        await traced_executor(executor, deliveries, self._failures, work)
 
     async def _route(
         self, outboxes: list[tuple[str, list[tuple[Any, str | None]]]], inbox: Inbox
