@@ -364,6 +364,13 @@ async def test_with_instrumentation_off_no_telemetry_code_runs() -> None:
         if event == "call":
             called.add(frame.f_code.co_filename)
 
+    from agentry.workflows import WorkflowBuilder, WorkflowContext, executor
+
+    @executor
+    async def ask(question: str, ctx: WorkflowContext[None, str]) -> None:
+        await ctx.yield_output((await agent.run(question)).text)
+
+    workflow = WorkflowBuilder(start_executor=ask).build()
     client.add(ScriptedChatClient.function_call("get_weather", {"city": "Oslo"}), "Sunny.")
     sys.setprofile(profile)
     try:
@@ -371,6 +378,8 @@ async def test_with_instrumentation_off_no_telemetry_code_runs() -> None:
         client.add("Streaming.")
         async for _ in agent.run("Again", stream=True):
             pass
+        client.add("From a workflow.")
+        assert (await workflow.run("Once more")).get_outputs() == ["From a workflow."]
     finally:
         sys.setprofile(None)
     assert any("agentry" in name for name in called)  # the profile did see the run
