@@ -34,6 +34,8 @@ def test_verbose_shows_agentry_logs(agentry: Agentry, tmp_path: Path) -> None:
     loud = agentry("-v", "run", "lost:agent", "go")
     assert loud.returncode == 0
     assert "WARNING agentry.tools: model called unknown tool 'nope'" in loud.stderr
+    after_the_command = agentry("run", "lost:agent", "go", "--verbose")
+    assert "model called unknown tool 'nope'" in after_the_command.stderr
 
 
 def test_missing_command_is_a_usage_error(agentry: Agentry) -> None:

@@ -91,7 +91,7 @@ def test_run_explains_bad_targets(agentry: Agentry, tmp_path: Path) -> None:
 
 def test_run_with_otel_console_writes_spans_to_stderr(agentry: Agentry, tmp_path: Path) -> None:
     _write_agent(tmp_path)
-    result = agentry("--otel", "console", "run", "weather:agent", "Weather?")
+    result = agentry("run", "weather:agent", "Weather?", "--otel", "console")
     assert result.returncode == 0, result.stderr
     assert result.stdout == "It is sunny in Paris.\n"
     assert '"name": "invoke_agent weather"' in result.stderr

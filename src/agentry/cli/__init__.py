@@ -1,7 +1,7 @@
 """The `agentry` command: chat with a model, run agents and workflows, serve them, draw them.
 
 Each command lives in its own module (`_chat`, `_run`, `_serve`, `_workflow`) with an
-`add_parser(commands)` function; optional packages are imported only by the command
+`add_parser(commands, parents)` function; optional packages are imported only by the command
 that needs them.
 
 Example:
@@ -35,28 +35,39 @@ def build_parser() -> argparse.ArgumentParser:
         prog="agentry", description="Build, run and host LLM agents and workflows."
     )
     parser.add_argument("--version", action="version", version=f"agentry {agentry.__version__}")
+    _add_common_options(parser, defaults=True)
+    # The same options after the command (`agentry run app:agent "hi" -v`); without
+    # defaults there, so they do not reset what was given before the command.
+    common = argparse.ArgumentParser(add_help=False)
+    _add_common_options(common, defaults=False)
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for module in (_chat, _run, _serve, _workflow):
+        module.add_parser(commands, [common])
+    return parser
+
+
+def _add_common_options(parser: argparse.ArgumentParser, *, defaults: bool) -> None:
+    unset: Any = argparse.SUPPRESS
     parser.add_argument(
         "-v",
         "--verbose",
         action="count",
-        default=0,
+        default=0 if defaults else unset,
         help="show agentry's log on stderr (-v: info, -vv: debug)",
     )
     parser.add_argument(
         "--otel",
         choices=("console", "otlp"),
+        default=None if defaults else unset,
         help="export OpenTelemetry spans and metrics: to stderr, or to an OTLP collector "
         "(OTEL_EXPORTER_OTLP_ENDPOINT, default http://localhost:4318)",
     )
     parser.add_argument(
         "--otel-sensitive",
         action="store_true",
+        default=False if defaults else unset,
         help="with --otel, also record prompts, answers, tool arguments and results",
     )
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module in (_chat, _run, _serve, _workflow):
-        module.add_parser(commands)
-    return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:

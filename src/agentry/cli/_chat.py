@@ -19,10 +19,11 @@ __all__ = ["add_parser"]
 _HELP = "In the chat, /reset starts a new conversation and /exit (or the end of input) quits"
 
 
-def add_parser(commands: Any) -> None:
+def add_parser(commands: Any, parents: list[argparse.ArgumentParser]) -> None:
     """Add the `chat` command to the `agentry` parser."""
     parser: argparse.ArgumentParser = commands.add_parser(
         "chat",
+        parents=parents,
         help="chat with a model or an agent",
         description="Chat line by line; answers stream as they are generated. "
         "By default the model is an OpenAI-compatible server when OPENAI_BASE_URL or "

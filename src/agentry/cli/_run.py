@@ -14,10 +14,11 @@ from agentry.cli._targets import load_target
 __all__ = ["add_parser", "is_workflow"]
 
 
-def add_parser(commands: Any) -> None:
+def add_parser(commands: Any, parents: list[argparse.ArgumentParser]) -> None:
     """Add the `run` command to the `agentry` parser."""
     parser: argparse.ArgumentParser = commands.add_parser(
         "run",
+        parents=parents,
         help="run an agent or workflow once, streaming its output",
         description="Run an agent or workflow once and stream what it produces. "
         "Answers go to stdout; tool activity and progress go to stderr.",

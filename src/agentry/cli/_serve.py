@@ -26,10 +26,11 @@ PROTOCOLS: dict[str, tuple[str, str]] = {
 """protocol -> (what serves it, the extra it needs)."""
 
 
-def add_parser(commands: Any) -> None:
+def add_parser(commands: Any, parents: list[argparse.ArgumentParser]) -> None:
     """Add the `serve` command to the `agentry` parser."""
     parser: argparse.ArgumentParser = commands.add_parser(
         "serve",
+        parents=parents,
         help="serve an agent or workflow over A2A or MCP",
         description="Serve an agent or workflow. "
         "See `agentry serve PROTOCOL --help` for a protocol's options.",

@@ -14,14 +14,15 @@ from agentry.cli._targets import load_target
 __all__ = ["add_parser"]
 
 
-def add_parser(commands: Any) -> None:
+def add_parser(commands: Any, parents: list[argparse.ArgumentParser]) -> None:
     """Add the `workflow` command (and its `graph` subcommand) to the `agentry` parser."""
     parser: argparse.ArgumentParser = commands.add_parser(
-        "workflow", help="work with workflows", description="Work with workflows."
+        "workflow", parents=parents, help="work with workflows", description="Work with workflows."
     )
     actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
     graph = actions.add_parser(
         "graph",
+        parents=parents,
         help="print a workflow's graph as Mermaid or DOT",
         description="Print a workflow's graph (executors and edges) as Mermaid or Graphviz DOT.",
     )
