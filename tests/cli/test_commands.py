@@ -1,5 +1,6 @@
 import argparse
 import importlib.util
+import json
 import sys
 import types
 from collections.abc import Iterator
@@ -131,6 +132,10 @@ def test_workflow_graph(agentry: Agentry, tmp_path: Path) -> None:
     run = agentry("run", "flows:workflow", "ab")
     assert run.returncode == 0, run.stderr
     assert run.stdout == "ABAB\n"
+    scripted = agentry("run", "flows:workflow", "ab", "--json")
+    lines = [json.loads(line) for line in scripted.stdout.splitlines()]
+    assert {"type": "output", "executor_id": "shout", "data": "ABAB"} in lines
+    assert lines[-1] == {"type": "result", "outputs": ["ABAB"]}
 
 
 HELLO_AGENT = (
