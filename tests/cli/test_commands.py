@@ -160,7 +160,6 @@ def test_serve_a2a(agentry: Agentry, tmp_path: Path) -> None:
         assert result.returncode == 1
         assert "`agentry serve a2a` needs the A2A server (agentry.a2a._serve)" in result.stderr
         return
-    import json
     import os
     import subprocess
     import time
