@@ -278,3 +278,33 @@ async def test_input_can_be_messages_and_contents() -> None:
     client = ScriptedChatClient(["ok"])
     await Agent(client=client).run([Message("user", ["a"]), "b", Content.from_text("c")])
     assert [m.text for m in client.calls[0].messages] == ["a", "b", "c"]
+
+
+async def test_the_finish_reason_is_the_last_model_call_s() -> None:
+    client = ScriptedChatClient(
+        [ScriptedChatClient.function_call("get_weather", {"city": "X"}), "ok"]
+    )
+    response = await Agent(client=client, tools=[get_weather]).run("go")
+    assert response.finish_reason == "stop"
+
+
+async def test_stopping_a_stream_early_closes_the_model_stream() -> None:
+    closed: list[bool] = []
+
+    async def model_stream(messages: Any, options: Any) -> Any:
+        return [ChatResponseUpdate(role="assistant", contents=[f"{i}"]) for i in range(10)]
+
+    class ClosingClient(ScriptedChatClient):
+        async def _inner_get_streaming_response(self, **kwargs: Any) -> Any:  # type: ignore[override]
+            try:
+                async for update in super()._inner_get_streaming_response(**kwargs):
+                    yield update
+            finally:
+                closed.append(True)
+
+    stream = Agent(client=ClosingClient([model_stream])).run("count", stream=True)
+    async for update in stream:
+        assert update.text == "0"
+        break
+    await stream.aclose()
+    assert closed == [True]

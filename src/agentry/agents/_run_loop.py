@@ -5,7 +5,8 @@ context providers (before) -> prompt -> [model call -> tool calls]* -> context p
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from contextlib import aclosing
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -118,8 +119,9 @@ class _Run:
             )
         if context.tools:
             self.tools = [*self.tools, *context.tools]
-        async for update in self._turns():
-            yield update
+        async with aclosing(self._turns()) as turns:
+            async for update in turns:
+                yield update
         context.response = self.response()
         for provider in reversed(providers):
             state = session.state.setdefault(provider.source_id, {})
@@ -127,7 +129,7 @@ class _Run:
                 agent=plan.agent, session=session, context=context, state=state
             )
 
-    async def _turns(self) -> AsyncIterator[AgentResponseUpdate]:
+    async def _turns(self) -> AsyncGenerator[AgentResponseUpdate, None]:
         plan, context = self.plan, self.context
         outcome = resolve_approvals(context.input_messages, context.get_messages, self.tools)
         context.input_messages = outcome.messages
@@ -168,11 +170,13 @@ class _Run:
                     call_options["tool_choice"] = "none"
             if self.stream:
                 response: ChatResponse | None = None
-                async for item in self._stream_model(conversation[sent:], call_options):
-                    if isinstance(item, ChatResponse):
-                        response = item
-                    else:
-                        yield item
+                model_stream = self._stream_model(conversation[sent:], call_options)
+                async with aclosing(model_stream):
+                    async for item in model_stream:
+                        if isinstance(item, ChatResponse):
+                            response = item
+                        else:
+                            yield item
                 assert response is not None
             else:
                 response = await self._call_model(conversation[sent:], call_options)
@@ -237,7 +241,7 @@ class _Run:
 
     async def _stream_model(
         self, messages: list[Message], options: ChatOptions
-    ) -> AsyncIterator[AgentResponseUpdate | ChatResponse]:
+    ) -> AsyncGenerator[AgentResponseUpdate | ChatResponse, None]:
         """One streamed model call: agent updates as they come, then the folded response."""
         client = self.plan.client
         middleware = self.plan.chat_middleware
@@ -260,9 +264,15 @@ class _Run:
             return
         updates: list[ChatResponseUpdate] = []
         to_agent_update = self._agent_update
-        async for update in result:
-            updates.append(update)
-            yield to_agent_update(update)
+        try:
+            async for update in result:
+                updates.append(update)
+                yield to_agent_update(update)
+        finally:
+            # A caller that stops early must not leave the model's stream open.
+            close = getattr(result, "aclose", None)
+            if close is not None:
+                await close()
         yield ChatResponse.from_updates(updates, response_format=options.get("response_format"))
 
     async def _invoke(self, calls: list[Content]) -> Any:

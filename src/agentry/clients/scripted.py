@@ -166,9 +166,14 @@ class ScriptedChatClient(BaseChatClient):
                 item.model = self.model
             return item
         if isinstance(item, Message):
-            return ChatResponse(messages=[item], model=self.model)
+            calls = any(c.type == "function_call" for c in item.contents)
+            return ChatResponse(
+                messages=[item], model=self.model, finish_reason="tool_calls" if calls else "stop"
+            )
         if isinstance(item, str):
-            return ChatResponse(messages=[Message("assistant", [item])], model=self.model)
+            return ChatResponse(
+                messages=[Message("assistant", [item])], model=self.model, finish_reason="stop"
+            )
         raise TypeError(f"cannot use {item!r} as a scripted response")
 
     def _chunked(self, update: ChatResponseUpdate) -> Iterable[ChatResponseUpdate]:
