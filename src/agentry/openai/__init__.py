@@ -12,5 +12,6 @@ if find_spec("openai") is None:  # pragma: no cover - only without the extra
     raise MissingExtraError("OpenAI clients", "openai")
 
 from agentry.openai._chat_completion import OpenAIChatCompletionClient
+from agentry.openai._responses import OpenAIChatClient
 
-__all__ = ["OpenAIChatCompletionClient"]
+__all__ = ["OpenAIChatClient", "OpenAIChatCompletionClient"]
