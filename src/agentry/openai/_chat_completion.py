@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import openai
+from openai.types.chat import ChatCompletion
 from typing_extensions import override
 
 from agentry.openai._chat_completion_mapping import (
@@ -14,7 +15,7 @@ from agentry.openai._chat_completion_mapping import (
     request_params,
     usage_of,
 )
-from agentry.openai._errors import to_chat_client_error
+from agentry.openai._errors import to_chat_client_error, unexpected_answer
 from agentry.openai._messages import iso_time
 from agentry.openai._settings import OpenAIClientBase
 from agentry.types import ChatOptions, ChatResponse, ChatResponseUpdate, Message
@@ -49,6 +50,8 @@ class OpenAIChatCompletionClient(OpenAIClientBase):
             )
         except openai.OpenAIError as error:
             raise to_chat_client_error(error, api=_API) from error
+        if not isinstance(completion, ChatCompletion):  # pyright: ignore[reportUnnecessaryIsInstance]
+            raise unexpected_answer(completion, api=_API)
         contents, finish_reason = completion_contents(completion)
         return ChatResponse(
             messages=[Message("assistant", contents, message_id=completion.id)],

@@ -6,7 +6,7 @@ import openai
 
 from agentry.errors import ChatClientError
 
-__all__ = ["to_chat_client_error"]
+__all__ = ["to_chat_client_error", "unexpected_answer"]
 
 _HINTS: dict[int, str] = {
     400: "check the request options (model, tools, response format) against the API",
@@ -47,3 +47,14 @@ def to_chat_client_error(error: openai.OpenAIError, *, api: str) -> ChatClientEr
             status_code=status,
         )
     return ChatClientError(f"{api} request failed: {error}")
+
+
+def unexpected_answer(answer: object, *, api: str) -> ChatClientError:
+    """The error for a server that answered with something other than an API response."""
+    shown = repr(answer)
+    if len(shown) > 200:
+        shown = shown[:200] + "..."
+    return ChatClientError(
+        f"the server did not answer with a {api} response (got {shown}); check that base_url "
+        f"points to a server that speaks the {api} API"
+    )

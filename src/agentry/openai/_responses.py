@@ -6,9 +6,10 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import openai
+from openai.types.responses import Response
 from typing_extensions import override
 
-from agentry.openai._errors import to_chat_client_error
+from agentry.openai._errors import to_chat_client_error, unexpected_answer
 from agentry.openai._messages import iso_time
 from agentry.openai._responses_mapping import (
     EventReader,
@@ -54,6 +55,8 @@ class OpenAIChatClient(OpenAIClientBase):
             )
         except openai.OpenAIError as error:
             raise to_chat_client_error(error, api=_API) from error
+        if not isinstance(response, Response):  # pyright: ignore[reportUnnecessaryIsInstance]
+            raise unexpected_answer(response, api=_API)
         check_status(response)
         return ChatResponse(
             messages=[Message("assistant", response_contents(response), message_id=response.id)],
