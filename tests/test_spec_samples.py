@@ -58,3 +58,46 @@ async def test_creating_an_agent_sample() -> None:
     )
     response = await agent.run("Hello")
     assert response.text == "Lyon is lovely."
+
+
+async def test_creating_an_agent_with_the_openai_client_sample(
+    monkeypatch: Any, tmp_path: Any
+) -> None:
+    from pathlib import Path
+
+    from agentry.testing import ReplayServer
+
+    recordings = Path(__file__).parent / "openai" / "recordings"
+    with ReplayServer(recordings / "responses_text.json") as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", f"{server.url}/v1")
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+        monkeypatch.setenv("OPENAI_MODEL", "o4-mini")
+
+        from agentry import Agent
+        from agentry.openai import OpenAIChatClient
+
+        def my_function(city: str) -> str:
+            """Look up a city."""
+            return city
+
+        agent = Agent(
+            client=OpenAIChatClient(),
+            instructions="You are helpful.",
+            tools=[my_function],
+        )
+        response = await agent.run("Hello")
+        assert response.text == "Paris."
+        assert server.bodies[0]["instructions"] == "You are helpful."
+        assert server.bodies[0]["tools"][0]["name"] == "my_function"
+
+
+def test_as_agent_shorthand_sample(monkeypatch: Any) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    monkeypatch.setenv("OPENAI_MODEL", "gpt-4.1")
+    from agentry.openai import OpenAIChatClient
+
+    agent = OpenAIChatClient().as_agent(
+        name="Assistant",
+        instructions="You are helpful.",
+    )
+    assert (agent.name, agent.instructions) == ("Assistant", "You are helpful.")

@@ -1,15 +1,20 @@
-"""Chat clients for the OpenAI APIs and every server that speaks them.
+"""OpenAI chat clients, on the official `openai` SDK (the `openai` extra).
 
-`OpenAIChatClient` uses the Responses API, `OpenAIChatCompletionClient` the Chat
-Completions API. Both need the `openai` extra: `pip install 'agentry[openai]'`.
+`OpenAIChatClient` speaks the Responses API; `OpenAIChatCompletionClient` speaks Chat
+Completions, which most OpenAI-compatible servers serve too (point `base_url` at them).
+
+Example:
+    >>> from agentry import Agent
+    >>> from agentry.openai import OpenAIChatClient
+    >>> agent = Agent(client=OpenAIChatClient(model="gpt-4.1", api_key="sk-..."))
 """
 
-from importlib.util import find_spec
+try:
+    import openai  # noqa: F401  # pyright: ignore[reportUnusedImport]  # the extra must be installed
+except ImportError as error:  # pragma: no cover - exercised without the extra
+    from agentry.errors import MissingExtraError
 
-from agentry.errors import MissingExtraError
-
-if find_spec("openai") is None:  # pragma: no cover - only without the extra
-    raise MissingExtraError("OpenAI clients", "openai")
+    raise MissingExtraError("The OpenAI clients", "openai") from error
 
 from agentry.openai._chat_completion import OpenAIChatCompletionClient
 from agentry.openai._responses import OpenAIChatClient

@@ -1,82 +1,339 @@
-"""`OpenAIChatCompletionClient`: a chat client for the Chat Completions API."""
+"""`OpenAIChatCompletionClient`: the Chat Completions API, served by OpenAI and by most
+OpenAI-compatible servers (llama.cpp, vLLM, Ollama...)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, cast
 
-import openai
-from openai.types.chat import ChatCompletion
-from typing_extensions import override
-
-from agentry.openai._chat_completion_mapping import (
-    ChunkReader,
-    completion_contents,
-    request_params,
-    usage_of,
+from agentry.clients import BaseChatClient
+from agentry.middleware import MiddlewareTypes
+from agentry.openai._errors import translate_errors
+from agentry.openai._settings import OpenAISettings, make_async_client
+from agentry.openai._shared import (
+    function_result_text,
+    iso_time,
+    response_format_schema,
+    split_tools,
+    usage_details,
 )
-from agentry.openai._errors import to_chat_client_error, unexpected_answer
-from agentry.openai._messages import iso_time
-from agentry.openai._settings import OpenAIClientBase
-from agentry.types import ChatOptions, ChatResponse, ChatResponseUpdate, Message
+from agentry.types import ChatOptions, ChatResponse, ChatResponseUpdate, Content, Message
+
+if TYPE_CHECKING:
+    from openai import AsyncOpenAI
 
 __all__ = ["OpenAIChatCompletionClient"]
 
-_API = "Chat Completions"
+_MODEL_ENV = ("OPENAI_CHAT_MODEL", "OPENAI_MODEL")
+# Fields a reply may carry reasoning in: servers differ (llama.cpp, vLLM, DeepSeek...).
+_REASONING_FIELDS = ("reasoning_content", "reasoning")
 
 
-class OpenAIChatCompletionClient(OpenAIClientBase):
-    """A chat client for the OpenAI Chat Completions API, or any server that speaks it.
+class OpenAIChatCompletionClient(BaseChatClient):
+    """A chat client for the Chat Completions API (`/v1/chat/completions`).
 
-    The API key and base URL come from the arguments or from `OPENAI_API_KEY` and
-    `OPENAI_BASE_URL`; the model from `model=` or `OPENAI_MODEL`. Retries and timeouts
-    are the SDK's (`max_retries=`, `timeout=`).
+    Args:
+        model: The model name (default: `OPENAI_CHAT_MODEL` or `OPENAI_MODEL`).
+        api_key: The API key (default: `OPENAI_API_KEY`).
+        base_url: Another OpenAI-compatible server (default: `OPENAI_BASE_URL`).
+        client: An `openai.AsyncOpenAI` to use instead of building one.
+        timeout: Seconds per request (the SDK's default otherwise).
+        max_retries: Retries of failed requests (the SDK's default otherwise).
+        default_headers: Headers sent with every request.
+        middleware: Chat middleware.
 
     Example:
-        >>> client = OpenAIChatCompletionClient(
-        ...     "gpt-4.1-mini", api_key="sk-...", base_url="http://127.0.0.1:8080/v1"
-        ... )
-        >>> agent = client.as_agent(instructions="Answer in one sentence.")
+        >>> client = OpenAIChatCompletionClient(model="gpt-4o-mini", api_key="sk-...")
     """
 
-    @override
+    OTEL_PROVIDER_NAME = "openai"
+
+    def __init__(
+        self,
+        model: str | None = None,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        client: AsyncOpenAI | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        default_headers: dict[str, str] | None = None,
+        middleware: Sequence[MiddlewareTypes] | None = None,
+    ) -> None:
+        super().__init__(middleware=middleware)
+        settings = OpenAISettings.resolve(
+            model=model, api_key=api_key, base_url=base_url, model_env=_MODEL_ENV
+        )
+        self.model = settings.model
+        self.client = client or make_async_client(
+            settings, timeout=timeout, max_retries=max_retries, default_headers=default_headers
+        )
+
+    @property
+    def _create(self) -> Callable[..., Awaitable[Any]]:
+        # The SDK's overloads cannot be matched from a dict of options.
+        return cast(Callable[..., Awaitable[Any]], self.client.chat.completions.create)
+
     async def _inner_get_response(
         self, *, messages: list[Message], options: ChatOptions, **kwargs: Any
     ) -> ChatResponse:
-        params = request_params(messages, options)
-        try:
-            completion = await self.client.chat.completions.create(
-                model=self._model_for(options), stream=False, **params
+        request = self._request(messages, options)
+        with translate_errors("the Chat Completions API", self.client.base_url):
+            completion = await self._create(**request)
+        return self._parse(completion, options)
+
+    async def _inner_get_streaming_response(
+        self, *, messages: list[Message], options: ChatOptions, **kwargs: Any
+    ) -> AsyncIterator[ChatResponseUpdate]:
+        request = self._request(messages, options)
+        request["stream"] = True
+        request["stream_options"] = {"include_usage": True}
+        call_ids: dict[int, str] = {}
+        with translate_errors("the Chat Completions API", self.client.base_url):
+            stream = await self._create(**request)
+            chunk: Any
+            async for chunk in stream:
+                yield self._parse_chunk(chunk, call_ids)
+
+    # region request
+
+    def _request(self, messages: list[Message], options: ChatOptions) -> dict[str, Any]:
+        request: dict[str, Any] = {
+            "model": options.get("model") or self.model,
+            "messages": [item for m in messages for item in _to_wire(m)],
+        }
+        for key in (
+            "temperature",
+            "top_p",
+            "max_tokens",
+            "seed",
+            "frequency_penalty",
+            "presence_penalty",
+            "logit_bias",
+            "user",
+            "store",
+            "metadata",
+        ):
+            if options.get(key) is not None:
+                request[key] = options.get(key)
+        stop = options.get("stop")
+        if stop:
+            request["stop"] = [stop] if isinstance(stop, str) else list(stop)
+        functions, raw_tools = split_tools(options.get("tools"))
+        tools = [
+            {
+                "type": "function",
+                "function": {
+                    "name": f.name,
+                    "description": f.description,
+                    "parameters": f.parameters(),
+                },
+            }
+            for f in functions
+        ] + raw_tools
+        if tools:
+            request["tools"] = tools
+            choice = options.get("tool_choice")
+            if isinstance(choice, Mapping):
+                name = choice.get("required_function_name")
+                request["tool_choice"] = (
+                    {"type": "function", "function": {"name": name}}
+                    if name
+                    else choice.get("mode", "auto")
+                )
+            elif choice is not None:
+                request["tool_choice"] = choice
+            if options.get("allow_multiple_tool_calls") is not None:
+                request["parallel_tool_calls"] = options.get("allow_multiple_tool_calls")
+        response_format = options.get("response_format")
+        if response_format is not None:
+            name, schema, strict = response_format_schema(response_format)
+            request["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": name, "schema": schema, "strict": strict},
+            }
+        request.update(options.get("additional_properties") or {})
+        return request
+
+    # endregion
+
+    # region response
+
+    def _parse(self, completion: Any, options: ChatOptions) -> ChatResponse:
+        messages: list[Message] = []
+        finish_reason: str | None = None
+        for choice in completion.choices[:1]:
+            finish_reason = choice.finish_reason
+            messages.append(
+                Message(
+                    "assistant",
+                    _reply_contents(choice.message),
+                    message_id=completion.id,
+                    raw_representation=choice.message,
+                )
             )
-        except openai.OpenAIError as error:
-            raise to_chat_client_error(error, api=_API) from error
-        if not isinstance(completion, ChatCompletion):  # pyright: ignore[reportUnnecessaryIsInstance]
-            raise unexpected_answer(completion, api=_API)
-        contents, finish_reason = completion_contents(completion)
+        usage = completion.usage
         return ChatResponse(
-            messages=[Message("assistant", contents, message_id=completion.id)],
+            messages=messages,
             response_id=completion.id,
             model=completion.model,
             created_at=iso_time(completion.created),
             finish_reason=finish_reason,
-            usage_details=usage_of(completion.usage) if completion.usage else None,
+            usage_details=usage_details(
+                usage.prompt_tokens, usage.completion_tokens, usage.total_tokens
+            )
+            if usage
+            else None,
             response_format=options.get("response_format"),
             raw_representation=completion,
         )
 
-    @override
-    async def _inner_get_streaming_response(
-        self, *, messages: list[Message], options: ChatOptions, **kwargs: Any
-    ) -> AsyncIterator[ChatResponseUpdate]:
-        params = request_params(messages, options)
-        params.setdefault("stream_options", {"include_usage": True})
-        reader = ChunkReader()
-        try:
-            stream = await self.client.chat.completions.create(
-                model=self._model_for(options), stream=True, **params
+    def _parse_chunk(self, chunk: Any, call_ids: dict[int, str]) -> ChatResponseUpdate:
+        contents: list[Content] = []
+        finish_reason: str | None = None
+        for choice in chunk.choices[:1]:
+            delta = choice.delta
+            finish_reason = choice.finish_reason
+            for field in _REASONING_FIELDS:
+                extra: dict[str, Any] = delta.model_extra or {}
+                reasoning: Any = getattr(delta, field, None) or extra.get(field)
+                if isinstance(reasoning, str) and reasoning:
+                    contents.append(Content("text_reasoning", text=reasoning))
+                    break
+            if delta.content:
+                contents.append(Content("text", text=delta.content))
+            for call in delta.tool_calls or ():
+                if call.id:
+                    call_ids[call.index] = call.id
+                function = call.function
+                contents.append(
+                    Content(
+                        "function_call",
+                        call_id=call_ids.get(call.index, str(call.index)),
+                        name=function.name if function else None,
+                        arguments=(function.arguments or "") if function else "",
+                    )
+                )
+        usage = chunk.usage
+        if usage:
+            details = usage_details(
+                usage.prompt_tokens, usage.completion_tokens, usage.total_tokens
             )
-            async with stream:
-                async for chunk in stream:
-                    yield reader.update(chunk)
-        except openai.OpenAIError as error:
-            raise to_chat_client_error(error, api=_API) from error
+            if details:
+                contents.append(Content("usage", usage_details=details))
+        return ChatResponseUpdate(
+            contents=contents,
+            role="assistant",
+            message_id=chunk.id,
+            response_id=chunk.id,
+            model=chunk.model,
+            created_at=iso_time(chunk.created),
+            finish_reason=finish_reason,
+            raw_representation=chunk,
+        )
+
+    # endregion
+
+
+def _reply_contents(message: Any) -> list[Content]:
+    contents: list[Content] = []
+    extra: dict[str, Any] = getattr(message, "model_extra", None) or {}
+    for field in _REASONING_FIELDS:
+        reasoning: Any = extra.get(field)
+        if isinstance(reasoning, str) and reasoning:
+            contents.append(Content("text_reasoning", text=reasoning))
+            break
+    if message.content:
+        contents.append(Content("text", text=message.content))
+    if getattr(message, "refusal", None):
+        contents.append(Content("error", message=message.refusal, error_code="refusal"))
+    for call in message.tool_calls or ():
+        function = getattr(call, "function", None)
+        if function is None:
+            continue
+        contents.append(
+            Content(
+                "function_call",
+                call_id=call.id,
+                name=function.name,
+                arguments=function.arguments,
+                raw_representation=call,
+            )
+        )
+    return contents
+
+
+def _to_wire(message: Message) -> list[dict[str, Any]]:
+    """One agentry message as Chat Completions messages (tool results: one each)."""
+    role = message.role
+    if role == "tool":
+        return [
+            {"role": "tool", "tool_call_id": c.call_id, "content": function_result_text(c)}
+            for c in message.contents
+            if c.type == "function_result"
+        ]
+    if role == "assistant":
+        wire: dict[str, Any] = {"role": "assistant"}
+        text = "".join(c.text or "" for c in message.contents if c.type == "text")
+        wire["content"] = text or None
+        calls = [
+            {
+                "id": c.call_id,
+                "type": "function",
+                "function": {"name": c.name, "arguments": _arguments_text(c)},
+            }
+            for c in message.contents
+            if c.type == "function_call"
+        ]
+        if calls:
+            wire["tool_calls"] = calls
+        results = [
+            {"role": "tool", "tool_call_id": c.call_id, "content": function_result_text(c)}
+            for c in message.contents
+            if c.type == "function_result"
+        ]
+        if wire["content"] is None and not calls:
+            return results
+        return [wire, *results]
+    parts = [part for c in message.contents if (part := _user_part(c)) is not None]
+    if role == "system" or all(p["type"] == "text" for p in parts):
+        text = "".join(p["text"] for p in parts)
+        wire = {"role": role, "content": text}
+    else:
+        wire = {"role": role, "content": parts}
+    if message.author_name and role == "user":
+        wire["name"] = _safe_author(message.author_name)
+    return [wire]
+
+
+def _user_part(content: Content) -> dict[str, Any] | None:
+    if content.type == "text":
+        return {"type": "text", "text": content.text or ""}
+    if content.type in ("data", "uri") and content.uri:
+        media_type = content.media_type or ""
+        if media_type.startswith("image/") or (content.type == "uri" and not media_type):
+            return {"type": "image_url", "image_url": {"url": content.uri}}
+        if content.type == "data" and media_type.startswith("audio/"):
+            encoded = content.uri.split(";base64,", 1)[-1]
+            return {
+                "type": "input_audio",
+                "input_audio": {"data": encoded, "format": media_type.split("/", 1)[1]},
+            }
+        if content.type == "data":
+            filename = (content.additional_properties or {}).get("filename", "file")
+            return {"type": "file", "file": {"file_data": content.uri, "filename": filename}}
+        return {"type": "text", "text": content.uri}
+    return None
+
+
+def _arguments_text(content: Content) -> str:
+    import json
+
+    arguments = content.arguments
+    if arguments is None:
+        return "{}"
+    return arguments if isinstance(arguments, str) else json.dumps(dict(arguments))
+
+
+def _safe_author(name: str) -> str:
+    return "".join(ch if ch.isalnum() or ch in "_-" else "_" for ch in name)[:64]

@@ -1,89 +1,314 @@
-"""`OpenAIChatClient`: a chat client for the Responses API."""
+"""`OpenAIChatClient`: the Responses API (`/v1/responses`)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from typing import Any
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, cast
 
-import openai
-from openai.types.responses import Response
-from typing_extensions import override
-
-from agentry.openai._errors import to_chat_client_error, unexpected_answer
-from agentry.openai._messages import iso_time
-from agentry.openai._responses_mapping import (
-    EventReader,
-    check_status,
-    conversation_id_of,
-    finish_reason_of,
-    request_params,
-    response_contents,
-    usage_of,
+from agentry.clients import BaseChatClient
+from agentry.errors import ChatClientError
+from agentry.middleware import MiddlewareTypes
+from agentry.openai._errors import translate_errors
+from agentry.openai._settings import OpenAISettings, make_async_client
+from agentry.openai._shared import (
+    function_result_text,
+    iso_time,
+    response_format_schema,
+    split_tools,
+    usage_details,
 )
-from agentry.openai._settings import OpenAIClientBase
-from agentry.types import ChatOptions, ChatResponse, ChatResponseUpdate, Message
+from agentry.types import ChatOptions, ChatResponse, ChatResponseUpdate, Content, Message
+
+if TYPE_CHECKING:
+    from openai import AsyncOpenAI
 
 __all__ = ["OpenAIChatClient"]
 
-_API = "Responses"
+_MODEL_ENV = ("OPENAI_RESPONSES_MODEL", "OPENAI_MODEL")
+_INCOMPLETE_REASONS = {"max_output_tokens": "length", "content_filter": "content_filter"}
 
 
-class OpenAIChatClient(OpenAIClientBase):
-    """A chat client for the OpenAI Responses API, or any server that speaks it.
+class OpenAIChatClient(BaseChatClient):
+    """A chat client for the OpenAI Responses API.
 
-    When the service stores responses (`store`, on by default at OpenAI), the response
-    id becomes the response's `conversation_id`; an agent session then keeps it and later
-    turns send only new messages with `previous_response_id`. Give
-    `options={"store": False}` to keep the whole conversation on this side instead.
+    With `options={"store": True}` the service keeps the conversation: the response's
+    `conversation_id` is its id, an agent session remembers it, and later calls send only
+    new messages with `previous_response_id`.
 
-    The API key and base URL come from the arguments or from `OPENAI_API_KEY` and
-    `OPENAI_BASE_URL`; the model from `model=` or `OPENAI_MODEL`.
+    Args:
+        model: The model name (default: `OPENAI_RESPONSES_MODEL` or `OPENAI_MODEL`).
+        api_key: The API key (default: `OPENAI_API_KEY`).
+        base_url: Another OpenAI-compatible server (default: `OPENAI_BASE_URL`).
+        client: An `openai.AsyncOpenAI` to use instead of building one.
+        timeout: Seconds per request (the SDK's default otherwise).
+        max_retries: Retries of failed requests (the SDK's default otherwise).
+        default_headers: Headers sent with every request.
+        middleware: Chat middleware.
 
     Example:
-        >>> client = OpenAIChatClient("gpt-4.1-mini", api_key="sk-...")
-        >>> agent = client.as_agent(instructions="Answer in one sentence.")
+        >>> from agentry import Agent
+        >>> agent = Agent(client=OpenAIChatClient(model="gpt-4.1", api_key="sk-..."))
     """
 
-    @override
+    OTEL_PROVIDER_NAME = "openai"
+
+    def __init__(
+        self,
+        model: str | None = None,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        client: AsyncOpenAI | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        default_headers: dict[str, str] | None = None,
+        middleware: Sequence[MiddlewareTypes] | None = None,
+    ) -> None:
+        super().__init__(middleware=middleware)
+        settings = OpenAISettings.resolve(
+            model=model, api_key=api_key, base_url=base_url, model_env=_MODEL_ENV
+        )
+        self.model = settings.model
+        self.client = client or make_async_client(
+            settings, timeout=timeout, max_retries=max_retries, default_headers=default_headers
+        )
+
+    @property
+    def _create(self) -> Callable[..., Awaitable[Any]]:
+        # The SDK's overloads cannot be matched from a dict of options.
+        return cast(Callable[..., Awaitable[Any]], self.client.responses.create)
+
     async def _inner_get_response(
         self, *, messages: list[Message], options: ChatOptions, **kwargs: Any
     ) -> ChatResponse:
-        params = request_params(messages, options)
-        try:
-            response = await self.client.responses.create(
-                model=self._model_for(options), stream=False, **params
-            )
-        except openai.OpenAIError as error:
-            raise to_chat_client_error(error, api=_API) from error
-        if not isinstance(response, Response):  # pyright: ignore[reportUnnecessaryIsInstance]
-            raise unexpected_answer(response, api=_API)
-        check_status(response)
-        return ChatResponse(
-            messages=[Message("assistant", response_contents(response), message_id=response.id)],
-            response_id=response.id,
-            conversation_id=conversation_id_of(response, options),
-            model=response.model,
-            created_at=iso_time(response.created_at),
-            finish_reason=finish_reason_of(response),
-            usage_details=usage_of(response.usage) if response.usage else None,
-            response_format=options.get("response_format"),
-            raw_representation=response,
-        )
+        request = self._request(messages, options)
+        with translate_errors("the Responses API", self.client.base_url):
+            response = await self._create(**request)
+        return _parse_response(response, options)
 
-    @override
     async def _inner_get_streaming_response(
         self, *, messages: list[Message], options: ChatOptions, **kwargs: Any
     ) -> AsyncIterator[ChatResponseUpdate]:
-        params = request_params(messages, options)
-        reader = EventReader(options)
-        try:
-            stream = await self.client.responses.create(
-                model=self._model_for(options), stream=True, **params
+        request = self._request(messages, options)
+        request["stream"] = True
+        call_ids: dict[str, tuple[str, str]] = {}  # item id -> (call id, name)
+        with translate_errors("the Responses API", self.client.base_url):
+            stream = await self._create(**request)
+            event: Any
+            async for event in stream:
+                update = _parse_event(event, call_ids, options)
+                if update is not None:
+                    yield update
+
+    def _request(self, messages: list[Message], options: ChatOptions) -> dict[str, Any]:
+        instructions = [m.text for m in messages if m.role == "system" and m.text]
+        request: dict[str, Any] = {
+            "model": options.get("model") or self.model,
+            "input": [item for m in messages if m.role != "system" for item in _to_items(m)],
+        }
+        if instructions:
+            request["instructions"] = "\n".join(instructions)
+        for key in ("temperature", "top_p", "user", "metadata"):
+            if options.get(key) is not None:
+                request[key] = options.get(key)
+        if options.get("max_tokens") is not None:
+            request["max_output_tokens"] = options.get("max_tokens")
+        request["store"] = bool(options.get("store", False))
+        if options.get("conversation_id"):
+            request["previous_response_id"] = options.get("conversation_id")
+        functions, raw_tools = split_tools(options.get("tools"))
+        tools = [
+            {
+                "type": "function",
+                "name": f.name,
+                "description": f.description,
+                "parameters": f.parameters(),
+                "strict": False,
+            }
+            for f in functions
+        ] + raw_tools
+        if tools:
+            request["tools"] = tools
+            choice = options.get("tool_choice")
+            if isinstance(choice, Mapping):
+                name = choice.get("required_function_name")
+                request["tool_choice"] = (
+                    {"type": "function", "name": name} if name else choice.get("mode", "auto")
+                )
+            elif choice is not None:
+                request["tool_choice"] = choice
+            if options.get("allow_multiple_tool_calls") is not None:
+                request["parallel_tool_calls"] = options.get("allow_multiple_tool_calls")
+        response_format = options.get("response_format")
+        if response_format is not None:
+            name, schema, strict = response_format_schema(response_format)
+            request["text"] = {
+                "format": {"type": "json_schema", "name": name, "schema": schema, "strict": strict}
+            }
+        request.update(options.get("additional_properties") or {})
+        return request
+
+
+def _to_items(message: Message) -> list[dict[str, Any]]:
+    """One agentry message as Responses input items."""
+    items: list[dict[str, Any]] = []
+    parts: list[dict[str, Any]] = []
+    output = message.role == "assistant"
+    for content in message.contents:
+        kind = content.type
+        if kind == "text":
+            parts.append({"type": "output_text" if output else "input_text", "text": content.text})
+        elif kind in ("data", "uri") and content.uri and not output:
+            parts.append(_input_part(content))
+        elif kind == "function_call":
+            arguments = content.arguments
+            items.append(
+                {
+                    "type": "function_call",
+                    "call_id": content.call_id,
+                    "name": content.name,
+                    "arguments": arguments
+                    if isinstance(arguments, str)
+                    else json.dumps(dict(arguments or {})),
+                }
             )
-            async with stream:
-                async for event in stream:
-                    update = reader.update(event)
-                    if update is not None:
-                        yield update
-        except openai.OpenAIError as error:
-            raise to_chat_client_error(error, api=_API) from error
+        elif kind == "function_result":
+            items.append(
+                {
+                    "type": "function_call_output",
+                    "call_id": content.call_id,
+                    "output": function_result_text(content),
+                }
+            )
+    if parts:
+        items.insert(0, {"type": "message", "role": message.role, "content": parts})
+    return items
+
+
+def _input_part(content: Content) -> dict[str, Any]:
+    media_type = content.media_type or ""
+    if media_type.startswith("image/") or (content.type == "uri" and not media_type):
+        return {"type": "input_image", "image_url": content.uri, "detail": "auto"}
+    if content.type == "data":
+        filename = (content.additional_properties or {}).get("filename", "file")
+        return {"type": "input_file", "file_data": content.uri, "filename": filename}
+    return {"type": "input_file", "file_url": content.uri}
+
+
+def _parse_response(response: Any, options: ChatOptions) -> ChatResponse:
+    contents: list[Content] = []
+    for item in response.output:
+        kind = item.type
+        if kind == "message":
+            for part in item.content:
+                if part.type == "output_text":
+                    contents.append(Content("text", text=part.text))
+                elif part.type == "refusal":
+                    contents.append(Content("error", message=part.refusal, error_code="refusal"))
+        elif kind == "reasoning":
+            contents.extend(_reasoning_contents(item))
+        elif kind == "function_call":
+            contents.append(
+                Content(
+                    "function_call",
+                    call_id=item.call_id,
+                    name=item.name,
+                    arguments=item.arguments,
+                    raw_representation=item,
+                )
+            )
+    usage = response.usage
+    return ChatResponse(
+        messages=[Message("assistant", contents, message_id=response.id)] if contents else [],
+        response_id=response.id,
+        conversation_id=response.id if options.get("store") else None,
+        model=response.model,
+        created_at=iso_time(response.created_at),
+        finish_reason=_finish_reason(response, contents),
+        usage_details=usage_details(usage.input_tokens, usage.output_tokens, usage.total_tokens)
+        if usage
+        else None,
+        response_format=options.get("response_format"),
+        raw_representation=response,
+    )
+
+
+def _reasoning_contents(item: Any) -> list[Content]:
+    texts = [s.text for s in getattr(item, "summary", None) or ()]
+    texts += [c.text for c in getattr(item, "content", None) or () if getattr(c, "text", None)]
+    encrypted = getattr(item, "encrypted_content", None)
+    if not texts and not encrypted:
+        return []
+    return [Content("text_reasoning", text="\n".join(texts), protected_data=encrypted, id=item.id)]
+
+
+def _finish_reason(response: Any, contents: list[Content]) -> str:
+    if response.status == "incomplete":
+        details = getattr(response, "incomplete_details", None)
+        reason = getattr(details, "reason", None) or "length"
+        return _INCOMPLETE_REASONS.get(reason, reason)
+    if any(c.type == "function_call" for c in contents):
+        return "tool_calls"
+    return "stop"
+
+
+def _parse_event(
+    event: Any, call_ids: dict[str, tuple[str, str]], options: ChatOptions
+) -> ChatResponseUpdate | None:
+    kind = event.type
+    if kind == "response.output_text.delta":
+        return ChatResponseUpdate(
+            contents=[Content("text", text=event.delta)], role="assistant", raw_representation=event
+        )
+    if kind in ("response.reasoning_summary_text.delta", "response.reasoning_text.delta"):
+        return ChatResponseUpdate(
+            contents=[Content("text_reasoning", text=event.delta)],
+            role="assistant",
+            raw_representation=event,
+        )
+    if kind == "response.output_item.added" and event.item.type == "function_call":
+        item = event.item
+        call_ids[item.id or item.call_id] = (item.call_id, item.name)
+        return ChatResponseUpdate(
+            contents=[
+                Content(
+                    "function_call",
+                    call_id=item.call_id,
+                    name=item.name,
+                    arguments=item.arguments or "",
+                )
+            ],
+            role="assistant",
+            raw_representation=event,
+        )
+    if kind == "response.function_call_arguments.delta":
+        call_id, name = call_ids.get(event.item_id, (event.item_id, None))
+        return ChatResponseUpdate(
+            contents=[Content("function_call", call_id=call_id, name=name, arguments=event.delta)],
+            role="assistant",
+            raw_representation=event,
+        )
+    if kind in ("response.completed", "response.incomplete"):
+        final = _parse_response(event.response, options)
+        contents: list[Content] = []
+        if final.usage_details:
+            contents.append(Content("usage", usage_details=final.usage_details))
+        return ChatResponseUpdate(
+            contents=contents,
+            role="assistant",
+            response_id=final.response_id,
+            conversation_id=final.conversation_id,
+            model=final.model,
+            created_at=final.created_at,
+            finish_reason=final.finish_reason,
+            raw_representation=event,
+        )
+    if kind == "response.failed":
+        error = getattr(event.response, "error", None)
+        raise ChatClientError(
+            f"the Responses API failed the response: {getattr(error, 'message', error)}"
+        )
+    if kind == "error":
+        raise ChatClientError(f"the Responses API reported an error: {event.message}")
+    return None

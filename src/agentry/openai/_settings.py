@@ -1,99 +1,82 @@
-"""Connection settings of the OpenAI clients: API key, base URL, model, retries, timeouts."""
+"""Connection settings of the OpenAI clients: arguments first, then the environment."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
-import openai
-
-from agentry.clients import BaseChatClient
 from agentry.errors import ChatClientError
-from agentry.types import ChatOptions
 
-__all__ = ["OpenAIClientBase"]
+if TYPE_CHECKING:
+    from openai import AsyncOpenAI
 
-_NO_KEY_PLACEHOLDER = "not-needed"
-"""Sent as the API key to a custom `base_url` when none is configured (local servers)."""
+__all__ = ["OpenAISettings", "make_async_client"]
+
+_NO_KEY = "not-needed"  # OpenAI-compatible servers often take any key
 
 
-class OpenAIClientBase(BaseChatClient):
-    """What both OpenAI clients share: the SDK client and the default model."""
+@dataclass(frozen=True)
+class OpenAISettings:
+    """Resolved settings: explicit arguments win over environment variables."""
 
-    __abstract__ = True
-    OTEL_PROVIDER_NAME = "openai"
+    model: str
+    api_key: str | None
+    base_url: str | None
 
-    def __init__(
-        self,
-        model: str | None = None,
+    @classmethod
+    def resolve(
+        cls,
         *,
-        api_key: str | None = None,
-        base_url: str | None = None,
-        organization: str | None = None,
-        timeout: float | None = None,
-        max_retries: int | None = None,
-        default_headers: Mapping[str, str] | None = None,
-        http_client: Any = None,
-        async_client: openai.AsyncOpenAI | None = None,
-        middleware: Any = None,
-        additional_properties: dict[str, Any] | None = None,
-    ) -> None:
-        """Create a client.
+        model: str | None,
+        api_key: str | None,
+        base_url: str | None,
+        model_env: tuple[str, ...],
+    ) -> OpenAISettings:
+        """Read `OPENAI_API_KEY`, `OPENAI_BASE_URL` and the model variables where unset.
 
-        Args:
-            model: The default model; `OPENAI_MODEL` when not given. `options["model"]`
-                overrides it per request.
-            api_key: The API key; `OPENAI_API_KEY` when not given.
-            base_url: The API's base URL (any OpenAI-compatible server, such as
-                `http://127.0.0.1:8080/v1`); `OPENAI_BASE_URL` when not given.
-            organization: The OpenAI organization; `OPENAI_ORG_ID` when not given.
-            timeout: Seconds before a request times out (the SDK's default when not given).
-            max_retries: How often the SDK retries failed requests (SDK default: 2).
-            default_headers: Headers sent with every request.
-            http_client: An `openai.DefaultAsyncHttpxClient` to send requests through (for
-                proxies, or the recorder of `agentry.testing`).
-            async_client: A ready `openai.AsyncOpenAI`; the connection arguments above are
-                then ignored.
-            middleware: Chat middleware.
-            additional_properties: Free-form properties of this client.
+        Raises:
+            ChatClientError: No model name was given anywhere.
         """
-        super().__init__(middleware=middleware, additional_properties=additional_properties)
-        self.model = model or os.environ.get("OPENAI_MODEL") or None
-        if async_client is not None:
-            self.client = async_client
-            return
-        base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
-        api_key = api_key or os.environ.get("OPENAI_API_KEY") or None
-        if api_key is None:
-            if base_url is None:
-                raise ChatClientError(
-                    "no OpenAI API key: pass api_key= or set OPENAI_API_KEY "
-                    "(or pass base_url= for a server that needs no key)"
-                )
-            api_key = _NO_KEY_PLACEHOLDER
-        arguments: dict[str, Any] = {"api_key": api_key, "base_url": base_url}
-        if organization is not None:
-            arguments["organization"] = organization
-        if timeout is not None:
-            arguments["timeout"] = timeout
-        if max_retries is not None:
-            arguments["max_retries"] = max_retries
-        if default_headers is not None:
-            arguments["default_headers"] = default_headers
-        if http_client is not None:
-            arguments["http_client"] = http_client
-        self.client = openai.AsyncOpenAI(**arguments)
+        resolved_model = model or next(
+            (os.environ[v] for v in model_env if os.environ.get(v)), None
+        )
+        if not resolved_model:
+            names = " or ".join(model_env)
+            raise ChatClientError(f"no model given: pass model= or set {names}")
+        return cls(
+            model=resolved_model,
+            api_key=api_key or os.environ.get("OPENAI_API_KEY"),
+            base_url=base_url or os.environ.get("OPENAI_BASE_URL"),
+        )
 
-    def _model_for(self, options: ChatOptions) -> str:
-        model = options.get("model") or self.model
-        if not model:
-            raise ChatClientError(
-                f"{type(self).__name__} has no model: pass model= when creating it, "
-                "set OPENAI_MODEL, or give options={'model': ...}"
-            )
-        return model
 
-    def __repr__(self) -> str:
-        base_url = str(self.client.base_url)
-        return f"{type(self).__name__}(model={self.model!r}, base_url={base_url!r})"
+def make_async_client(
+    settings: OpenAISettings,
+    *,
+    timeout: float | None,
+    max_retries: int | None,
+    default_headers: dict[str, str] | None,
+) -> AsyncOpenAI:
+    """An `AsyncOpenAI` client for these settings.
+
+    Raises:
+        ChatClientError: Neither an API key nor a base URL of a compatible server is set.
+    """
+    from openai import AsyncOpenAI
+
+    if settings.api_key is None and settings.base_url is None:
+        raise ChatClientError(
+            "no OpenAI API key: pass api_key= or set OPENAI_API_KEY (or base_url= / "
+            "OPENAI_BASE_URL for an OpenAI-compatible server)"
+        )
+    options: dict[str, Any] = {
+        "api_key": settings.api_key or _NO_KEY,
+        "base_url": settings.base_url,
+        "default_headers": default_headers,
+    }
+    if timeout is not None:
+        options["timeout"] = timeout
+    if max_retries is not None:
+        options["max_retries"] = max_retries
+    return AsyncOpenAI(**options)

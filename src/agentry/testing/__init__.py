@@ -1,10 +1,31 @@
-"""Test helpers: an HTTP server that replays recorded model exchanges offline.
+"""Testing helpers: replay recorded HTTP exchanges, and record real ones.
 
-The recorder that writes such files lives in `agentry.testing.recording` (it needs the
-`openai` extra).
+`ReplayServer` serves recordings on 127.0.0.1 so clients are tested through their real
+HTTP stack (it needs `uvicorn`); `RecordingTransport` captures real exchanges of the
+`openai` SDK into the same format (the `openai` extra). The model double for agents is
+`agentry.clients.scripted.ScriptedChatClient`.
 """
 
-from agentry.testing._exchanges import load_exchanges, save_exchanges
-from agentry.testing._replay_server import ReplayServer
+from __future__ import annotations
 
-__all__ = ["ReplayServer", "load_exchanges", "save_exchanges"]
+from typing import TYPE_CHECKING, Any
+
+from agentry.testing._exchanges import Exchange, load_exchanges, save_exchanges
+
+if TYPE_CHECKING:
+    from agentry.testing._recorder import RecordingTransport
+    from agentry.testing._replay import ReplayServer
+
+__all__ = ["Exchange", "RecordingTransport", "ReplayServer", "load_exchanges", "save_exchanges"]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "ReplayServer":
+        from agentry.testing._replay import ReplayServer
+
+        return ReplayServer
+    if name == "RecordingTransport":
+        from agentry.testing._recorder import RecordingTransport
+
+        return RecordingTransport
+    raise AttributeError(f"module 'agentry.testing' has no attribute {name!r}")

@@ -1,92 +1,77 @@
-"""Recorded HTTP exchanges: the JSON files the replay server serves and the recorder writes.
+"""Recorded HTTP exchanges: the file format shared by the recorder and the replay server.
 
-A recording file holds `{"exchanges": [...]}`; each exchange is
+A recording file is a JSON list of exchanges:
 
     {"request": {"method": "POST", "path": "/v1/chat/completions", "body": {...}},
-     "response": {"status": 200, "headers": {...}, "body": {...}}}
+     "response": {"status": 200, "body": {...}}}
 
-or, for a streamed answer, `"response": {"status": 200, "events": [...]}` where each
-server-sent event is `{"event": "response.created", "data": {...}}` (`event` optional,
-`data` a JSON value or a plain string such as `"[DONE]"`).
+A streamed response has `"sse": [event, ...]` instead of `"body"`: each event is the
+JSON payload of one `data:` line (or a dict `{"event": name, "data": payload}`), and the
+stream ends with `data: [DONE]` when `"done": true`.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
-from agentry.errors import SerializationError
-
-__all__ = ["format_sse", "load_exchanges", "parse_sse", "save_exchanges"]
+__all__ = ["Exchange", "load_exchanges", "save_exchanges"]
 
 
-def load_exchanges(path: str | Path) -> list[dict[str, Any]]:
-    """The exchanges of a recording file.
+@dataclass
+class Exchange:
+    """One request and the response it got."""
 
-    Raises:
-        SerializationError: The file is not a recording.
-    """
-    file = Path(path)
-    try:
-        data = json.loads(file.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as error:
-        raise SerializationError(f"{file} is not valid JSON: {error}") from None
-    document = cast("dict[str, Any]", data) if isinstance(data, dict) else {}
-    exchanges: Any = document.get("exchanges")
-    if not isinstance(exchanges, list):
-        raise SerializationError(f'{file} is not a recording: expected {{"exchanges": [...]}}')
-    checked = cast("list[Any]", exchanges)
-    for index, exchange in enumerate(checked):
-        if not isinstance(exchange, dict) or not {"request", "response"} <= set(
-            cast("dict[str, Any]", exchange)
-        ):
-            raise SerializationError(
-                f"exchange {index} of {file} needs a 'request' and a 'response' object"
-            )
-    return cast("list[dict[str, Any]]", checked)
+    method: str
+    path: str
+    status: int = 200
+    body: Any = None
+    sse: list[Any] | None = None
+    done: bool = False
+    request_body: Any = None
+    headers: dict[str, str] = field(default_factory=dict[str, str])
 
+    def to_dict(self) -> dict[str, Any]:
+        """The exchange as a JSON-ready dict."""
+        response: dict[str, Any] = {"status": self.status}
+        if self.sse is not None:
+            response["sse"] = self.sse
+            response["done"] = self.done
+        else:
+            response["body"] = self.body
+        if self.headers:
+            response["headers"] = self.headers
+        request: dict[str, Any] = {"method": self.method, "path": self.path}
+        if self.request_body is not None:
+            request["body"] = self.request_body
+        return {"request": request, "response": response}
 
-def save_exchanges(path: str | Path, exchanges: list[dict[str, Any]]) -> None:
-    """Write `exchanges` to a recording file (atomically: a crash leaves the old file)."""
-    file = Path(path)
-    file.parent.mkdir(parents=True, exist_ok=True)
-    temporary = file.with_name(file.name + ".tmp")
-    temporary.write_text(
-        json.dumps({"exchanges": exchanges}, indent=2, ensure_ascii=False) + "\n",
-        encoding="utf-8",
-    )
-    temporary.replace(file)
-
-
-def parse_sse(text: str) -> list[dict[str, Any]]:
-    """Server-sent events text as a list of `{"event": ..., "data": ...}` dicts."""
-    events: list[dict[str, Any]] = []
-    for block in text.replace("\r\n", "\n").split("\n\n"):
-        event: dict[str, Any] = {}
-        data_lines: list[str] = []
-        for line in block.split("\n"):
-            if line.startswith("event:"):
-                event["event"] = line[6:].strip()
-            elif line.startswith("data:"):
-                data_lines.append(line[5:].lstrip())
-        if not data_lines:
-            continue
-        data = "\n".join(data_lines)
-        try:
-            event["data"] = json.loads(data)
-        except json.JSONDecodeError:
-            event["data"] = data
-        events.append(event)
-    return events
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Exchange:
+        """An exchange from :meth:`to_dict` output."""
+        request = cast(dict[str, Any], data["request"])
+        response = cast(dict[str, Any], data["response"])
+        return cls(
+            method=str(request.get("method", "POST")).upper(),
+            path=str(request["path"]),
+            status=int(response.get("status", 200)),
+            body=response.get("body"),
+            sse=response.get("sse"),
+            done=bool(response.get("done", False)),
+            request_body=request.get("body"),
+            headers=dict(response.get("headers", {})),
+        )
 
 
-def format_sse(events: list[dict[str, Any]]) -> list[bytes]:
-    """The wire form of each event of a recording."""
-    chunks: list[bytes] = []
-    for event in events:
-        data = event.get("data")
-        line = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
-        prefix = f"event: {event['event']}\n" if event.get("event") else ""
-        chunks.append(f"{prefix}data: {line}\n\n".encode())
-    return chunks
+def load_exchanges(path: str | Path) -> list[Exchange]:
+    """The exchanges of a recording file."""
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    return [Exchange.from_dict(item) for item in cast(list[dict[str, Any]], data)]
+
+
+def save_exchanges(path: str | Path, exchanges: list[Exchange]) -> None:
+    """Write exchanges to a recording file (replacing it)."""
+    text = json.dumps([e.to_dict() for e in exchanges], indent=2, ensure_ascii=False)
+    Path(path).write_text(text + "\n", encoding="utf-8")

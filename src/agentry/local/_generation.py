@@ -1,0 +1,158 @@
+"""The token loop: one prompt in, text pieces out, with stop sequences and a token limit.
+
+It runs on the model's worker thread and checks a cancel flag between tokens, so a caller
+that stops listening frees the model at once.
+"""
+
+from __future__ import annotations
+
+import codecs
+import random
+import threading
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from agentry.local._errors import LocalModelError
+from agentry.local._llama import LoadedModel, grammar_for_schema
+
+__all__ = ["GenerationEnd", "GenerationRequest", "generate"]
+
+
+@dataclass(frozen=True)
+class GenerationRequest:
+    """What to generate.
+
+    Attributes:
+        prompt: The rendered prompt text.
+        max_tokens: The most tokens to generate; `None` for as many as the context holds.
+        temperature: Sampling temperature; 0 picks the likeliest token every time.
+        top_p: Nucleus sampling threshold.
+        seed: The sampling seed, for repeatable output; random when `None`.
+        stop: Texts that end the output where they first appear (they are not returned).
+        json_schema: When set, constrained decoding admits only JSON valid under it.
+        frequency_penalty: Penalty on tokens by how often they appeared.
+        presence_penalty: Penalty on tokens that appeared at all.
+    """
+
+    prompt: str
+    max_tokens: int | None = None
+    temperature: float = 0.2
+    top_p: float = 0.95
+    seed: int | None = None
+    stop: Sequence[str] = ()
+    json_schema: dict[str, Any] | None = None
+    frequency_penalty: float = 0.0
+    presence_penalty: float = 0.0
+
+
+@dataclass(frozen=True)
+class GenerationEnd:
+    """The last item of a generation: why it stopped and how many tokens it used."""
+
+    finish_reason: str
+    prompt_tokens: int
+    completion_tokens: int
+
+
+def generate(
+    model: LoadedModel, request: GenerationRequest, cancelled: threading.Event
+) -> Iterator[str | GenerationEnd]:
+    """Text pieces as they are decoded, then one :class:`GenerationEnd`.
+
+    Raises:
+        LocalModelError: The prompt does not fit the context window.
+    """
+    llama = model.llama
+    prompt_tokens = llama.tokenize(request.prompt.encode("utf-8"), add_bos=False, special=True)
+    n_ctx = llama.n_ctx()
+    room = n_ctx - len(prompt_tokens)
+    if room <= 0:
+        raise LocalModelError(
+            f"the prompt has {len(prompt_tokens)} tokens, more than the context window of "
+            f"{n_ctx}; shorten the conversation or create the client with a larger n_ctx"
+        )
+    limit = room if request.max_tokens is None else min(request.max_tokens, room)
+    grammar = grammar_for_schema(request.json_schema) if request.json_schema else None
+
+    if request.seed is None:
+        llama.set_seed(random.randrange(2**31))
+    else:
+        # Reusing cached prompt state shifts the logits slightly, enough to change a sample:
+        # a seeded request evaluates its whole prompt afresh so it repeats exactly.
+        llama.reset()
+        llama.set_seed(request.seed)
+    tokens = llama.generate(
+        prompt_tokens,
+        temp=request.temperature,
+        top_p=request.top_p,
+        frequency_penalty=request.frequency_penalty,
+        presence_penalty=request.presence_penalty,
+        grammar=grammar,
+    )
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    stops = _StopScanner(request.stop)
+    count = 0
+    finish_reason = "length"
+    stopped = False
+    try:
+        for token in tokens:
+            if model.is_end_of_generation(token):
+                finish_reason = "stop"
+                break
+            count += 1
+            piece, stopped = stops.feed(decoder.decode(llama.detokenize([token])))
+            if piece:
+                yield piece
+            if stopped:
+                finish_reason = "stop"
+                break
+            if count >= limit or cancelled.is_set():
+                break
+    finally:
+        close = getattr(tokens, "close", None)
+        if close is not None:
+            close()
+    if not stopped:
+        tail = stops.flush(decoder.decode(b"", final=True))
+        if tail:
+            yield tail
+    yield GenerationEnd(finish_reason, len(prompt_tokens), count)
+
+
+class _StopScanner:
+    """Holds back text that could be the start of a stop sequence until it is decided."""
+
+    def __init__(self, stop: Sequence[str]) -> None:
+        self._stop = [s for s in stop if s]
+        self._pending = ""
+
+    def feed(self, text: str) -> tuple[str, bool]:
+        """Text safe to emit now, and whether a stop sequence was reached."""
+        if not self._stop:
+            return text, False
+        pending = self._pending + text
+        first = min(
+            (index for s in self._stop if (index := pending.find(s)) >= 0),
+            default=-1,
+        )
+        if first >= 0:
+            self._pending = ""
+            return pending[:first], True
+        keep = max((_overlap(pending, s) for s in self._stop), default=0)
+        self._pending = pending[len(pending) - keep :] if keep else ""
+        return pending[: len(pending) - keep], False
+
+    def flush(self, text: str) -> str:
+        """Whatever is left once generation ended without a stop sequence."""
+        rest = self._pending + text
+        self._pending = ""
+        return rest
+
+
+def _overlap(text: str, stop: str) -> int:
+    """The length of the longest end of `text` that is a beginning of `stop`."""
+    for size in range(min(len(text), len(stop) - 1), 0, -1):
+        if text.endswith(stop[:size]):
+            return size
+    return 0

@@ -1,0 +1,104 @@
+"""What both OpenAI wire formats share: tools, response formats, usage, times, results."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping, Sequence
+from datetime import datetime, timezone
+from typing import Any, cast
+
+from agentry.tools import FunctionTool, tool_result_to_text
+from agentry.types import Content, UsageDetails
+
+__all__ = [
+    "function_result_text",
+    "iso_time",
+    "response_format_schema",
+    "split_tools",
+    "usage_details",
+]
+
+
+def split_tools(tools: Sequence[Any] | None) -> tuple[list[FunctionTool], list[dict[str, Any]]]:
+    """Function tools, and raw tool dicts passed through as the provider's own tools."""
+    functions: list[FunctionTool] = []
+    raw: list[dict[str, Any]] = []
+    for item in tools or ():
+        if isinstance(item, FunctionTool):
+            functions.append(item)
+        elif isinstance(item, Mapping):
+            raw.append(dict(cast(Mapping[str, Any], item)))
+        else:
+            raise TypeError(
+                f"OpenAI clients take FunctionTool or tool dicts, not {type(item).__name__}"
+            )
+    return functions, raw
+
+
+def response_format_schema(response_format: Any) -> tuple[str, dict[str, Any], bool]:
+    """(name, JSON schema, strict) for a pydantic model class or a JSON schema dict.
+
+    Strict mode needs every property required and no extra properties; it is used when the
+    schema already requires every property, with extra properties turned off.
+    """
+    if isinstance(response_format, Mapping):
+        schema = dict(cast(Mapping[str, Any], response_format))
+        name = str(schema.get("title", "response"))
+    else:
+        schema = response_format.model_json_schema()
+        name = response_format.__name__
+    strict_schema = copy.deepcopy(schema)
+    strict = _make_strict(strict_schema)
+    return _safe_name(name), strict_schema if strict else schema, strict
+
+
+def _make_strict(schema: Any) -> bool:
+    """Close every object schema in place; False when some property is optional."""
+    if isinstance(schema, list):
+        return all(_make_strict(item) for item in cast(list[Any], schema))
+    if not isinstance(schema, dict):
+        return True
+    node = cast(dict[str, Any], schema)
+    fine = True
+    if node.get("type") == "object" or "properties" in node:
+        properties = cast(dict[str, Any], node.get("properties", {}))
+        if set(node.get("required", [])) != set(properties):
+            fine = False
+        node["additionalProperties"] = False
+    for value in node.values():
+        if isinstance(value, (dict, list)) and not _make_strict(value):
+            fine = False
+    return fine
+
+
+def _safe_name(name: str) -> str:
+    cleaned = "".join(ch if ch.isalnum() or ch in "_-" else "_" for ch in name)
+    return cleaned[:64] or "response"
+
+
+def usage_details(
+    input_tokens: int | None, output_tokens: int | None, total_tokens: int | None
+) -> UsageDetails | None:
+    """Usage in agentry's terms, or `None` when the service reported none."""
+    if input_tokens is None and output_tokens is None and total_tokens is None:
+        return None
+    usage = UsageDetails()
+    if input_tokens is not None:
+        usage["input_token_count"] = input_tokens
+    if output_tokens is not None:
+        usage["output_token_count"] = output_tokens
+    if total_tokens is not None:
+        usage["total_token_count"] = total_tokens
+    return usage
+
+
+def iso_time(timestamp: float | None) -> str | None:
+    """A Unix timestamp as an ISO 8601 string."""
+    if timestamp is None:
+        return None
+    return datetime.fromtimestamp(timestamp, tz=timezone.utc).isoformat()
+
+
+def function_result_text(content: Content) -> str:
+    """A function result as the text the model reads."""
+    return tool_result_to_text(content.result)

@@ -1,0 +1,199 @@
+"""The tool-call schema, its parse, tool choice, prompt folding and answer streaming."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from pydantic import BaseModel
+
+from agentry import Content, Message, tool
+from agentry.local import LocalModelError
+from agentry.local._answer_stream import AnswerTextExtractor
+from agentry.local._decision import (
+    Answer,
+    ToolCall,
+    ToolSpec,
+    decision_schema,
+    inline_refs,
+    parse_decision,
+)
+from agentry.local._generation import _StopScanner
+from agentry.local._prompt import PromptMode, build_chat_turns
+from agentry.local._request import output_schema, prompt_mode
+
+
+@tool
+def get_weather(city: str) -> str:
+    """Get the weather for a city."""
+    return f"Sunny in {city}"
+
+
+@tool
+def add(a: int, b: int) -> int:
+    """Add two numbers."""
+    return a + b
+
+
+class Point(BaseModel):
+    x: int
+    y: int
+
+
+class Segment(BaseModel):
+    start: Point
+    end: Point
+
+
+def _names(schema: dict[str, Any]) -> list[str]:
+    options = schema.get("anyOf", [schema])
+    return [option["properties"]["name"]["const"] for option in options]
+
+
+def test_auto_offers_the_answer_first_then_every_tool() -> None:
+    schema = output_schema(prompt_mode({"tools": [get_weather, add]}))
+    assert schema is not None
+    assert _names(schema) == ["final_answer", "get_weather", "add"]
+    weather = schema["anyOf"][1]["properties"]["arguments"]
+    assert weather["properties"] == {"city": {"type": "string"}}
+    assert weather["required"] == ["city"]
+
+
+def test_required_leaves_out_the_answer_and_a_named_tool_is_the_only_option() -> None:
+    required = output_schema(prompt_mode({"tools": [get_weather, add], "tool_choice": "required"}))
+    assert required is not None
+    assert _names(required) == ["get_weather", "add"]
+    named = output_schema(
+        prompt_mode(
+            {
+                "tools": [get_weather, add],
+                "tool_choice": {"mode": "required", "required_function_name": "add"},
+            }
+        )
+    )
+    assert named is not None
+    assert _names(named) == ["add"]
+
+
+def test_none_and_no_tools_mean_plain_text() -> None:
+    assert output_schema(prompt_mode({"tools": [add], "tool_choice": "none"})) is None
+    assert output_schema(prompt_mode({})) is None
+
+
+def test_a_required_tool_that_is_not_offered_is_an_error() -> None:
+    with pytest.raises(LocalModelError, match=r"'missing'.*\['add'\]"):
+        prompt_mode(
+            {
+                "tools": [add],
+                "tool_choice": {"mode": "required", "required_function_name": "missing"},
+            }
+        )
+    with pytest.raises(LocalModelError, match="no function tool"):
+        prompt_mode({"tool_choice": "required"})
+
+
+def test_after_a_round_of_tool_results_auto_must_answer() -> None:
+    call = Content.from_function_call(call_id="1", name="add", arguments={"a": 1, "b": 2})
+    messages = [
+        Message("user", ["1+2?"]),
+        Message("assistant", [call]),
+        Message("tool", [Content.from_function_result(call_id="1", result=3)]),
+    ]
+    options: Any = {"tools": [add]}
+    assert not prompt_mode(options, messages, max_tool_rounds=1).decides
+    assert prompt_mode(options, messages, max_tool_rounds=2).decides
+    assert prompt_mode(options, messages, max_tool_rounds=None).decides
+    forced: Any = {"tools": [add], "tool_choice": "required"}
+    assert prompt_mode(forced, messages, max_tool_rounds=1).decides
+
+
+def test_a_tool_may_not_take_the_answer_name() -> None:
+    with pytest.raises(LocalModelError, match="rename the tool"):
+        decision_schema([ToolSpec("final_answer", "", {})], allow_answer=True)
+
+
+def test_structured_output_schema_is_the_response_format_with_refs_inlined() -> None:
+    schema = output_schema(prompt_mode({"response_format": Segment}))
+    assert schema is not None
+    assert "$defs" not in json.dumps(schema)
+    assert schema["properties"]["start"]["properties"]["x"] == {"type": "integer"}
+
+
+def test_inline_refs_keeps_a_property_called_title_and_rejects_recursion() -> None:
+    schema = {"type": "object", "properties": {"title": {"type": "string", "title": "Title"}}}
+    assert inline_refs(schema) == {"type": "object", "properties": {"title": {"type": "string"}}}
+    recursive = {"$defs": {"Node": {"properties": {"next": {"$ref": "#/$defs/Node"}}}}}
+    with pytest.raises(LocalModelError, match="recursive"):
+        inline_refs({**recursive, "$ref": "#/$defs/Node"})
+
+
+def test_parse_decision_reads_calls_and_answers() -> None:
+    assert parse_decision('{"name": "add", "arguments": {"a": 1, "b": 2}}') == ToolCall(
+        "add", {"a": 1, "b": 2}
+    )
+    answer = '{"name": "final_answer", "arguments": {"answer": "Hi"}}'
+    assert parse_decision(answer) == Answer("Hi")
+    structured = '{"name": "final_answer", "arguments": {"answer": {"x": 1, "y": 2}}}'
+    assert parse_decision(structured, structured_answer=True) == Answer('{"x": 1, "y": 2}')
+    with pytest.raises(LocalModelError, match="raise max_tokens"):
+        parse_decision('{"name": "add", "argum')
+
+
+def test_the_answer_streams_out_of_its_json_piece_by_piece() -> None:
+    output = '{"name": "final_answer", "arguments": {"answer": "Caf\\u00e9 \\"ok\\"\\nbye"}}'
+    extractor = AnswerTextExtractor()
+    pieces = [extractor.feed(output[i : i + 3]) for i in range(0, len(output), 3)]
+    assert "".join(pieces) == 'Café "ok"\nbye'
+    assert extractor.streamed == json.loads(output)["arguments"]["answer"]
+
+
+def test_a_tool_call_streams_no_answer_text() -> None:
+    extractor = AnswerTextExtractor()
+    assert extractor.feed('{"name": "add", "arguments": {"a": 1, "b": 2}}') == ""
+
+
+def test_stop_sequences_hold_back_text_until_decided() -> None:
+    scanner = _StopScanner(["END"])
+    assert scanner.feed("abc E") == ("abc ", False)
+    assert scanner.feed("N") == ("", False)
+    assert scanner.feed("X more") == ("ENX more", False)
+    assert scanner.feed("tail EN") == ("tail ", False)
+    assert scanner.feed("D after") == ("", True)
+    assert _StopScanner(["END"]).flush("x") == "x"
+
+
+def test_tool_results_are_folded_into_the_question_they_answer() -> None:
+    call = Content.from_function_call(
+        call_id="c1", name="get_weather", arguments='{"city": "Oslo"}'
+    )
+    messages = [
+        Message("system", ["Be brief."]),
+        Message("user", ["Weather in Oslo?"]),
+        Message("assistant", [call]),
+        Message("tool", [Content.from_function_result(call_id="c1", result="Rain")]),
+    ]
+    turns = build_chat_turns(messages, PromptMode())
+    assert [t["role"] for t in turns] == ["system", "user"]
+    assert turns[0]["content"] == "Be brief."
+    assert turns[1]["content"] == (
+        'Weather in Oslo?\n\nTool results:\n- get_weather({"city": "Oslo"}) returned: Rain'
+    )
+
+
+def test_tool_mode_lists_tools_and_earlier_answers_as_moves() -> None:
+    messages = [
+        Message("user", ["Hi"]),
+        Message("assistant", ["Hello!"]),
+        Message("user", ["2+2?"]),
+    ]
+    mode = prompt_mode({"tools": [add]})
+    turns = build_chat_turns(messages, mode, instructions="Use tools well.")
+    system = turns[0]["content"]
+    assert system.startswith("Use tools well.")
+    assert "- add(a: integer, b: integer): Add two numbers." in system
+    assert "- final_answer(answer: string)" in system
+    assert json.loads(turns[2]["content"]) == {
+        "name": "final_answer",
+        "arguments": {"answer": "Hello!"},
+    }
