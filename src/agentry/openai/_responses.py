@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from agentry.clients import BaseChatClient
@@ -16,6 +16,7 @@ from agentry.openai._shared import (
     iso_time,
     response_format_schema,
     split_tools,
+    tool_choice_parts,
     usage_details,
 )
 from agentry.types import ChatOptions, ChatResponse, ChatResponseUpdate, Content, Message
@@ -128,16 +129,12 @@ class OpenAIChatClient(BaseChatClient):
             }
             for f in functions
         ] + raw_tools
+        choice = tool_choice_parts(options.get("tool_choice"))
         if tools:
             request["tools"] = tools
-            choice = options.get("tool_choice")
-            if isinstance(choice, Mapping):
-                name = choice.get("required_function_name")
-                request["tool_choice"] = (
-                    {"type": "function", "name": name} if name else choice.get("mode", "auto")
-                )
-            elif choice is not None:
-                request["tool_choice"] = choice
+            if choice is not None:
+                mode, name = choice
+                request["tool_choice"] = {"type": "function", "name": name} if name else mode
             if options.get("allow_multiple_tool_calls") is not None:
                 request["parallel_tool_calls"] = options.get("allow_multiple_tool_calls")
         response_format = options.get("response_format")

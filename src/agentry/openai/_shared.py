@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any, cast
 
+from agentry.errors import ChatClientError
 from agentry.tools import FunctionTool, tool_result_to_text
 from agentry.types import Content, UsageDetails
 
@@ -15,8 +16,11 @@ __all__ = [
     "iso_time",
     "response_format_schema",
     "split_tools",
+    "tool_choice_parts",
     "usage_details",
 ]
+
+_TOOL_MODES = ("auto", "none", "required")
 
 
 def split_tools(tools: Sequence[Any] | None) -> tuple[list[FunctionTool], list[dict[str, Any]]]:
@@ -35,6 +39,27 @@ def split_tools(tools: Sequence[Any] | None) -> tuple[list[FunctionTool], list[d
     return functions, raw
 
 
+def tool_choice_parts(choice: Any) -> tuple[str, str | None] | None:
+    """(mode, required function name) of a tool choice; None when there is none.
+
+    Raises:
+        ChatClientError: `choice` is not a tool choice agentry knows.
+    """
+    if choice is None:
+        return None
+    if isinstance(choice, Mapping):
+        given = cast(Mapping[str, Any], choice)
+        mode, name = given.get("mode", "auto"), given.get("required_function_name")
+    else:
+        mode, name = choice, None
+    if mode not in _TOOL_MODES or (name is not None and not isinstance(name, str)):
+        raise ChatClientError(
+            "tool_choice must be 'auto', 'none', 'required' or "
+            f"{{'mode': 'required', 'required_function_name': name}}, not {choice!r}"
+        )
+    return mode, name
+
+
 def response_format_schema(response_format: Any) -> tuple[str, dict[str, Any], bool]:
     """(name, JSON schema, strict) for a pydantic model class or a JSON schema dict.
 
@@ -44,9 +69,14 @@ def response_format_schema(response_format: Any) -> tuple[str, dict[str, Any], b
     if isinstance(response_format, Mapping):
         schema = dict(cast(Mapping[str, Any], response_format))
         name = str(schema.get("title", "response"))
-    else:
+    elif callable(getattr(response_format, "model_json_schema", None)):
         schema = response_format.model_json_schema()
         name = response_format.__name__
+    else:
+        raise ChatClientError(
+            "response_format must be a pydantic model class or a JSON schema dict, "
+            f"not {response_format!r}"
+        )
     strict_schema = copy.deepcopy(schema)
     strict = _make_strict(strict_schema)
     return _safe_name(name), strict_schema if strict else schema, strict
