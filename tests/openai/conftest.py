@@ -39,3 +39,6 @@ def error_exchange(
     """An exchange answering with an OpenAI-shaped error body."""
     body = {"error": {"message": message, "type": error_type, "param": None, "code": code}}
     return Exchange(method="POST", path=path, status=status, body=body)
+
+
+Serve = Callable[[str], ReplayServer]

@@ -13,12 +13,20 @@ from agentry.openai._settings import OpenAISettings, make_async_client
 from agentry.openai._shared import (
     function_result_text,
     iso_time,
+    option_instructions,
     response_format_schema,
     split_tools,
     tool_choice_parts,
     usage_details,
 )
-from agentry.types import ChatOptions, ChatResponse, ChatResponseUpdate, Content, Message
+from agentry.types import (
+    ChatOptions,
+    ChatResponse,
+    ChatResponseUpdate,
+    Content,
+    Message,
+    UsageDetails,
+)
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -103,6 +111,9 @@ class OpenAIChatCompletionClient(BaseChatClient):
             "model": options.get("model") or self.model,
             "messages": [item for m in messages for item in _to_wire(m)],
         }
+        extra_instructions = option_instructions(messages, options)
+        if extra_instructions:
+            request["messages"].insert(0, {"role": "system", "content": extra_instructions})
         for key in (
             "temperature",
             "top_p",
@@ -176,11 +187,7 @@ class OpenAIChatCompletionClient(BaseChatClient):
             model=completion.model,
             created_at=iso_time(completion.created),
             finish_reason=finish_reason,
-            usage_details=usage_details(
-                usage.prompt_tokens, usage.completion_tokens, usage.total_tokens
-            )
-            if usage
-            else None,
+            usage_details=_usage(usage) if usage else None,
             response_format=options.get("response_format"),
             raw_representation=completion,
         )
@@ -213,9 +220,7 @@ class OpenAIChatCompletionClient(BaseChatClient):
                 )
         usage = chunk.usage
         if usage:
-            details = usage_details(
-                usage.prompt_tokens, usage.completion_tokens, usage.total_tokens
-            )
+            details = _usage(usage)
             if details:
                 contents.append(Content("usage", usage_details=details))
         return ChatResponseUpdate(
@@ -334,3 +339,13 @@ def _arguments_text(content: Content) -> str:
 
 def _safe_author(name: str) -> str:
     return "".join(ch if ch.isalnum() or ch in "_-" else "_" for ch in name)[:64]
+
+
+def _usage(usage: Any) -> UsageDetails | None:
+    return usage_details(
+        usage.prompt_tokens,
+        usage.completion_tokens,
+        usage.total_tokens,
+        input_details=getattr(usage, "prompt_tokens_details", None),
+        output_details=getattr(usage, "completion_tokens_details", None),
+    )

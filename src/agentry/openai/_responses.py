@@ -14,6 +14,7 @@ from agentry.openai._settings import OpenAISettings, make_async_client
 from agentry.openai._shared import (
     function_result_text,
     iso_time,
+    option_instructions,
     response_format_schema,
     split_tools,
     tool_choice_parts,
@@ -104,6 +105,9 @@ class OpenAIChatClient(BaseChatClient):
 
     def _request(self, messages: list[Message], options: ChatOptions) -> dict[str, Any]:
         instructions = [m.text for m in messages if m.role == "system" and m.text]
+        extra_instructions = option_instructions(messages, options)
+        if extra_instructions:
+            instructions.append(extra_instructions)
         request: dict[str, Any] = {
             "model": options.get("model") or self.model,
             "input": [item for m in messages if m.role != "system" for item in _to_items(m)],
@@ -223,7 +227,13 @@ def _parse_response(response: Any, options: ChatOptions) -> ChatResponse:
         model=response.model,
         created_at=iso_time(response.created_at),
         finish_reason=_finish_reason(response, contents),
-        usage_details=usage_details(usage.input_tokens, usage.output_tokens, usage.total_tokens)
+        usage_details=usage_details(
+            usage.input_tokens,
+            usage.output_tokens,
+            usage.total_tokens,
+            input_details=getattr(usage, "input_tokens_details", None),
+            output_details=getattr(usage, "output_tokens_details", None),
+        )
         if usage
         else None,
         response_format=options.get("response_format"),
@@ -261,6 +271,13 @@ def _parse_event(
     if kind in ("response.reasoning_summary_text.delta", "response.reasoning_text.delta"):
         return ChatResponseUpdate(
             contents=[Content("text_reasoning", text=event.delta)],
+            role="assistant",
+            raw_representation=event,
+        )
+    if kind == "response.reasoning_summary_part.added" and event.summary_index > 0:
+        # Non-streamed summaries are joined by a newline; a stream must fold to the same.
+        return ChatResponseUpdate(
+            contents=[Content("text_reasoning", text="\n")],
             role="assistant",
             raw_representation=event,
         )

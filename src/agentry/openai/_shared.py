@@ -9,11 +9,12 @@ from typing import Any, cast
 
 from agentry.errors import ChatClientError
 from agentry.tools import FunctionTool, tool_result_to_text
-from agentry.types import Content, UsageDetails
+from agentry.types import ChatOptions, Content, Message, UsageDetails
 
 __all__ = [
     "function_result_text",
     "iso_time",
+    "option_instructions",
     "response_format_schema",
     "split_tools",
     "tool_choice_parts",
@@ -107,9 +108,18 @@ def _safe_name(name: str) -> str:
 
 
 def usage_details(
-    input_tokens: int | None, output_tokens: int | None, total_tokens: int | None
+    input_tokens: int | None,
+    output_tokens: int | None,
+    total_tokens: int | None,
+    *,
+    input_details: Any = None,
+    output_details: Any = None,
 ) -> UsageDetails | None:
-    """Usage in agentry's terms, or `None` when the service reported none."""
+    """Usage in agentry's terms, or `None` when the service reported none.
+
+    The provider's token details add `reasoning_token_count` and
+    `cached_input_token_count` where it reports them.
+    """
     if input_tokens is None and output_tokens is None and total_tokens is None:
         return None
     usage = UsageDetails()
@@ -119,6 +129,13 @@ def usage_details(
         usage["output_token_count"] = output_tokens
     if total_tokens is not None:
         usage["total_token_count"] = total_tokens
+    extra = cast(dict[str, Any], usage)
+    reasoning = getattr(output_details, "reasoning_tokens", None)
+    if isinstance(reasoning, int):
+        extra["reasoning_token_count"] = reasoning
+    cached = getattr(input_details, "cached_tokens", None)
+    if isinstance(cached, int):
+        extra["cached_input_token_count"] = cached
     return usage
 
 
@@ -132,3 +149,14 @@ def iso_time(timestamp: float | None) -> str | None:
 def function_result_text(content: Content) -> str:
     """A function result as the text the model reads."""
     return tool_result_to_text(content.result)
+
+
+def option_instructions(messages: Sequence[Message], options: ChatOptions) -> str | None:
+    """`options["instructions"]`, unless a system message already carries them (an agent
+    puts its instructions in the system message and may pass them in options too)."""
+    instructions = options.get("instructions")
+    if not instructions:
+        return None
+    if any(m.role == "system" and instructions in m.text for m in messages):
+        return None
+    return instructions
