@@ -338,3 +338,21 @@ async def test_a_failed_stream_raises_with_the_providers_message(serve: Serve) -
         pytest.raises(ChatClientError, match="The model produced invalid content"),
     ):
         await client_for(server).get_response("Hi", stream=True).get_final_response()
+
+
+async def test_a_failed_response_raises_with_the_providers_message() -> None:
+    failed: dict[str, Any] = {
+        "id": "resp_failed",
+        "object": "response",
+        "created_at": 1763800100,
+        "status": "failed",
+        "model": "gpt-4.1-mini",
+        "output": [],
+        "error": {"code": "server_error", "message": "The model produced invalid content."},
+    }
+    failing = ReplayServer([Exchange(method="POST", path="/v1/responses", body=failed)])
+    with (
+        failing as server,
+        pytest.raises(ChatClientError, match="The model produced invalid content"),
+    ):
+        await client_for(server).get_response("Hi")

@@ -198,6 +198,11 @@ def _input_part(content: Content) -> dict[str, Any]:
 
 
 def _parse_response(response: Any, options: ChatOptions) -> ChatResponse:
+    if response.status == "failed":
+        error = getattr(response, "error", None)
+        raise ChatClientError(
+            f"the Responses API failed the response: {getattr(error, 'message', error)}"
+        )
     contents: list[Content] = []
     for item in response.output:
         kind = item.type
