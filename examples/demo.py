@@ -1,12 +1,14 @@
 """The main job: an agent with tools answers a question, offline, with no API key.
 
-Run with `make demo`. The agent runs on the scripted model double here; when the
-embedded local model is installed it is used instead.
+Run with `make demo`. The agent runs on the embedded local model (Qwen2.5-Coder-0.5B on
+llama.cpp), or on OpenAI when `OPENAI_API_KEY` or `OPENAI_BASE_URL` is set.
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
+import os
 from datetime import date
 from typing import Annotated
 
@@ -31,7 +33,21 @@ def convert_to_fahrenheit(celsius: float) -> str:
     return f"{celsius * 9 / 5 + 32:.1f} degrees Fahrenheit"
 
 
-def choose_client() -> BaseChatClient:
+def choose_client(kind: str) -> BaseChatClient:
+    """The embedded local model by default; OpenAI when a key or base URL is configured."""
+    configured = os.environ.get("OPENAI_API_KEY") or os.environ.get("OPENAI_BASE_URL")
+    if kind == "openai" or (kind == "auto" and configured):
+        from agentry.openai import OpenAIChatCompletionClient
+
+        return OpenAIChatCompletionClient(model=os.environ.get("OPENAI_MODEL", "gpt-4o-mini"))
+    if kind in ("auto", "local"):
+        from agentry.local import LocalChatClient
+
+        return LocalChatClient()
+    return _scripted_client()
+
+
+def _scripted_client() -> BaseChatClient:
     """The scripted model double, playing what a model would answer."""
 
     def answer(messages: list[Message], options: ChatOptions) -> str:
@@ -43,9 +59,9 @@ def choose_client() -> BaseChatClient:
     )
 
 
-async def main() -> None:
+async def main(kind: str = "auto") -> None:
     agent = Agent(
-        client=choose_client(),
+        client=choose_client(kind),
         name="weather",
         instructions="You answer questions about the weather. Use the tools.",
         tools=[get_temperature, convert_to_fahrenheit],
@@ -64,4 +80,11 @@ async def main() -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument(
+        "--client",
+        choices=["auto", "local", "openai", "scripted"],
+        default="auto",
+        help="which model answers (default: OpenAI if configured, else the local model)",
+    )
+    asyncio.run(main(parser.parse_args().client))

@@ -7,18 +7,26 @@ from pathlib import Path
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
-def _run(name: str) -> str:
+def _run(name: str, *args: str) -> str:
     completed = subprocess.run(
-        [sys.executable, str(EXAMPLES / name)], capture_output=True, text=True, timeout=300
+        [sys.executable, str(EXAMPLES / name), *args], capture_output=True, text=True, timeout=300
     )
     assert completed.returncode == 0, completed.stderr
     return completed.stdout
 
 
-def test_demo_answers_with_a_tool() -> None:
-    out = _run("demo.py")
+def test_demo_answers_with_a_tool_on_the_scripted_model() -> None:
+    out = _run("demo.py", "--client", "scripted")
     assert "[calling get_temperature" in out
     assert "18 degrees Celsius in Paris" in out
+
+
+def test_demo_runs_on_the_local_model() -> None:
+    env_free = _run("demo.py", "--client", "local")
+    question, answer = env_free.strip().splitlines()[-2:]
+    assert question == "user: How warm is it in Paris today?"
+    assert answer.startswith("weather: ")
+    assert len(answer.removeprefix("weather: ").strip()) > 0
 
 
 def test_approval_example() -> None:

@@ -152,7 +152,8 @@ class _Run:
             if self.stream:
                 yield self._update(results_message)
 
-        options: ChatOptions = dict(plan.options)  # type: ignore[assignment]
+        # Instructions went into the system message; clients get them only there.
+        options: ChatOptions = {k: v for k, v in plan.options.items() if k != "instructions"}  # type: ignore[assignment]
         if self.session.service_session_id and "conversation_id" not in options:
             options["conversation_id"] = self.session.service_session_id
         consecutive_errors = 0

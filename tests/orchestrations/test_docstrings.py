@@ -1,0 +1,26 @@
+"""The examples in the orchestration package's docstrings run as written."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+import pkgutil
+
+import pytest
+
+import agentry.orchestrations
+
+MODULES = [
+    "agentry.orchestrations",
+    *(
+        f"agentry.orchestrations.{m.name}"
+        for m in pkgutil.iter_modules(agentry.orchestrations.__path__)
+    ),
+]
+
+
+@pytest.mark.parametrize("module_name", MODULES)
+def test_docstring_examples(module_name: str) -> None:
+    module = importlib.import_module(module_name)
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0
