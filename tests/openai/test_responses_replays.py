@@ -10,8 +10,8 @@ from pydantic import BaseModel
 from agentry import Agent, Content, Message, tool
 from agentry.errors import ChatClientError
 from agentry.openai import OpenAIChatClient
-from agentry.testing import Exchange, ReplayServer
-from tests.openai.conftest import Serve
+from agentry.testing import Exchange, ReplayServer, load_exchanges
+from tests.openai.conftest import RECORDINGS, Serve
 
 WEATHER = {"Paris": "sunny, 21°C", "Tokyo": "rainy, 16°C"}
 PARIS_CALL = "call_kP2vX8mQ4nR6tY1wZ3aB5cD7"
@@ -356,3 +356,42 @@ async def test_a_failed_response_raises_with_the_providers_message() -> None:
         pytest.raises(ChatClientError, match="The model produced invalid content"),
     ):
         await client_for(server).get_response("Hi")
+
+
+@pytest.mark.parametrize(
+    "recording", ["responses_parallel_tools_stream", "responses_reasoning_stream"]
+)
+async def test_a_stream_folds_into_the_response_it_completes_with(recording: str) -> None:
+    (streamed,) = load_exchanges(RECORDINGS / f"{recording}.json")[:1]
+    assert streamed.sse is not None
+    completed = next(
+        e["data"]["response"] for e in streamed.sse if e["event"] == "response.completed"
+    )
+    plain = Exchange(method="POST", path="/v1/responses", body=completed)
+    options: Any = {"tools": [get_weather], "store": True}
+
+    with ReplayServer([streamed]) as server:
+        from_stream = (
+            await client_for(server)
+            .get_response("Hi", stream=True, options=options)
+            .get_final_response()
+        )
+    with ReplayServer([plain]) as server:
+        from_body = await client_for(server).get_response("Hi", options=options)
+
+    assert from_stream.to_dict() == from_body.to_dict()
+
+
+async def test_streamed_encrypted_reasoning_is_kept_for_the_next_turn() -> None:
+    with ReplayServer(RECORDINGS / "responses_reasoning_stream.json") as server:
+        response = (
+            await client_for(server, model="o4-mini")
+            .get_response("What is 17 * 3?", stream=True)
+            .get_final_response()
+        )
+
+    reasoning = response.messages[0].contents[0]
+    assert reasoning.type == "text_reasoning"
+    assert reasoning.id == "rs_68f1c0d2f3a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d9e0f1a2"
+    assert reasoning.protected_data is not None
+    assert reasoning.protected_data.startswith("gAAAAABo8xK2")

@@ -95,12 +95,17 @@ class OpenAIChatClient(BaseChatClient):
         request = self._request(messages, options)
         request["stream"] = True
         call_ids: dict[str, tuple[str, str]] = {}  # item id -> (call id, name)
+        response_id: str | None = None
         with translate_errors("the Responses API", self.client.base_url):
             stream = await self._create(**request)
             event: Any
             async for event in stream:
+                if event.type == "response.created":
+                    response_id = event.response.id
                 update = _parse_event(event, call_ids, options)
                 if update is not None:
+                    # The plain response's message carries the response id; so does the fold.
+                    update.message_id = update.message_id or response_id
                     yield update
 
     def _request(self, messages: list[Message], options: ChatOptions) -> dict[str, Any]:
@@ -152,13 +157,28 @@ class OpenAIChatClient(BaseChatClient):
 
 
 def _to_items(message: Message) -> list[dict[str, Any]]:
-    """One agentry message as Responses input items."""
+    """One agentry message as Responses input items.
+
+    Reasoning the service returned encrypted goes back first, so a model that reasons
+    keeps its thread when the conversation is not stored on the service.
+    """
+    reasoning: list[dict[str, Any]] = []
     items: list[dict[str, Any]] = []
     parts: list[dict[str, Any]] = []
     output = message.role == "assistant"
     for content in message.contents:
         kind = content.type
-        if kind == "text":
+        if kind == "text_reasoning" and output and content.protected_data and content.id:
+            summary = [{"type": "summary_text", "text": content.text}] if content.text else []
+            reasoning.append(
+                {
+                    "type": "reasoning",
+                    "id": content.id,
+                    "encrypted_content": content.protected_data,
+                    "summary": summary,
+                }
+            )
+        elif kind == "text":
             parts.append({"type": "output_text" if output else "input_text", "text": content.text})
         elif kind in ("data", "uri") and content.uri and not output:
             parts.append(_input_part(content))
@@ -184,7 +204,7 @@ def _to_items(message: Message) -> list[dict[str, Any]]:
             )
     if parts:
         items.insert(0, {"type": "message", "role": message.role, "content": parts})
-    return items
+    return [*reasoning, *items]
 
 
 def _input_part(content: Content) -> dict[str, Any]:
@@ -275,17 +295,26 @@ def _parse_event(
         )
     if kind in ("response.reasoning_summary_text.delta", "response.reasoning_text.delta"):
         return ChatResponseUpdate(
-            contents=[Content("text_reasoning", text=event.delta)],
+            contents=[Content("text_reasoning", text=event.delta, id=event.item_id)],
             role="assistant",
             raw_representation=event,
         )
     if kind == "response.reasoning_summary_part.added" and event.summary_index > 0:
         # Non-streamed summaries are joined by a newline; a stream must fold to the same.
         return ChatResponseUpdate(
-            contents=[Content("text_reasoning", text="\n")],
+            contents=[Content("text_reasoning", text="\n", id=event.item_id)],
             role="assistant",
             raw_representation=event,
         )
+    if kind == "response.output_item.done" and event.item.type == "reasoning":
+        encrypted = getattr(event.item, "encrypted_content", None)
+        if encrypted:
+            reasoning = Content(
+                "text_reasoning", text="", protected_data=encrypted, id=event.item.id
+            )
+            return ChatResponseUpdate(
+                contents=[reasoning], role="assistant", raw_representation=event
+            )
     if kind == "response.output_item.added" and event.item.type == "function_call":
         item = event.item
         call_ids[item.id or item.call_id] = (item.call_id, item.name)
