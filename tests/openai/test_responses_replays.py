@@ -395,3 +395,23 @@ async def test_streamed_encrypted_reasoning_is_kept_for_the_next_turn() -> None:
     assert reasoning.id == "rs_68f1c0d2f3a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d9e0f1a2"
     assert reasoning.protected_data is not None
     assert reasoning.protected_data.startswith("gAAAAABo8xK2")
+
+
+async def test_call_arguments_sent_only_with_the_finished_item_are_kept() -> None:
+    (streamed,) = load_exchanges(RECORDINGS / "responses_parallel_tools_stream.json")[:1]
+    assert streamed.sse is not None
+    streamed.sse = [
+        e for e in streamed.sse if e["event"] != "response.function_call_arguments.delta"
+    ]
+    with ReplayServer([streamed]) as server:
+        response = (
+            await client_for(server)
+            .get_response("Hi", stream=True, options={"tools": [get_weather]})
+            .get_final_response()
+        )
+
+    calls = [c for c in response.messages[0].contents if c.type == "function_call"]
+    assert [(c.call_id, c.name, c.parse_arguments()) for c in calls] == [
+        (PARIS_CALL, "get_weather", {"city": "Paris"}),
+        (TOKYO_CALL, "get_weather", {"city": "Tokyo"}),
+    ]

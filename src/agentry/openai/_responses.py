@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
 from agentry.clients import BaseChatClient
@@ -94,7 +95,7 @@ class OpenAIChatClient(BaseChatClient):
     ) -> AsyncIterator[ChatResponseUpdate]:
         request = self._request(messages, options)
         request["stream"] = True
-        call_ids: dict[str, tuple[str, str]] = {}  # item id -> (call id, name)
+        calls = _StreamedCalls()
         response_id: str | None = None
         with translate_errors("the Responses API", self.client.base_url):
             stream = await self._create(**request)
@@ -102,7 +103,7 @@ class OpenAIChatClient(BaseChatClient):
             async for event in stream:
                 if event.type == "response.created":
                     response_id = event.response.id
-                update = _parse_event(event, call_ids, options)
+                update = _parse_event(event, calls, options)
                 if update is not None:
                     # The plain response's message carries the response id; so does the fold.
                     update.message_id = update.message_id or response_id
@@ -285,8 +286,17 @@ def _finish_reason(response: Any, contents: list[Content]) -> str:
     return "stop"
 
 
+@dataclass
+class _StreamedCalls:
+    """The function calls of one stream: ids and names by item id, and which calls had
+    their arguments streamed."""
+
+    by_item: dict[str, tuple[str, str]] = field(default_factory=dict[str, tuple[str, str]])
+    arguments_seen: set[str] = field(default_factory=set[str])
+
+
 def _parse_event(
-    event: Any, call_ids: dict[str, tuple[str, str]], options: ChatOptions
+    event: Any, calls: _StreamedCalls, options: ChatOptions
 ) -> ChatResponseUpdate | None:
     kind = event.type
     if kind == "response.output_text.delta":
@@ -306,6 +316,16 @@ def _parse_event(
             role="assistant",
             raw_representation=event,
         )
+    if kind == "response.output_item.done" and event.item.type == "function_call":
+        item = event.item
+        if item.call_id in calls.arguments_seen or not item.arguments:
+            return None
+        # Some compatible servers send a call's arguments only with the finished item.
+        return ChatResponseUpdate(
+            contents=[Content("function_call", call_id=item.call_id, arguments=item.arguments)],
+            role="assistant",
+            raw_representation=event,
+        )
     if kind == "response.output_item.done" and event.item.type == "reasoning":
         encrypted = getattr(event.item, "encrypted_content", None)
         if encrypted:
@@ -317,7 +337,9 @@ def _parse_event(
             )
     if kind == "response.output_item.added" and event.item.type == "function_call":
         item = event.item
-        call_ids[item.id or item.call_id] = (item.call_id, item.name)
+        calls.by_item[item.id or item.call_id] = (item.call_id, item.name)
+        if item.arguments:
+            calls.arguments_seen.add(item.call_id)
         return ChatResponseUpdate(
             contents=[
                 Content(
@@ -331,7 +353,8 @@ def _parse_event(
             raw_representation=event,
         )
     if kind == "response.function_call_arguments.delta":
-        call_id, name = call_ids.get(event.item_id, (event.item_id, None))
+        call_id, name = calls.by_item.get(event.item_id, (event.item_id, None))
+        calls.arguments_seen.add(call_id)
         return ChatResponseUpdate(
             contents=[Content("function_call", call_id=call_id, name=name, arguments=event.delta)],
             role="assistant",
