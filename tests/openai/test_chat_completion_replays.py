@@ -258,3 +258,15 @@ async def test_base_url_and_api_key_come_from_the_environment(
 
     assert response.text == "Hello! How can I help you today?"
     assert sent(server)["model"] == "gpt-4.1-mini"
+
+
+async def test_messages_with_nothing_for_the_model_are_not_sent(serve: Serve) -> None:
+    server = serve("chat_completions_text")
+    call = Content.from_function_call(call_id="c1", name="get_weather", arguments={"city": "Oslo"})
+    approval = Content.from_function_approval_response(id="a1", function_call=call, approved=False)
+
+    await client_for(server).get_response(
+        [Message("user", [approval]), Message("user", ["Say hello."])]
+    )
+
+    assert sent(server)["messages"] == [{"role": "user", "content": "Say hello."}]

@@ -298,6 +298,8 @@ def _to_wire(message: Message) -> list[dict[str, Any]]:
             return results
         return [wire, *results]
     parts = [part for c in message.contents if (part := _user_part(c)) is not None]
+    if not parts:
+        return []  # only bookkeeping, such as tool-approval answers: nothing for the model
     if role == "system" or all(p["type"] == "text" for p in parts):
         text = "".join(p["text"] for p in parts)
         wire = {"role": role, "content": text}
