@@ -149,3 +149,11 @@ def test_value_with_a_json_schema_dict_is_parsed_json() -> None:
     )
     assert response.value == {"a": 1}
     assert ChatResponse(messages=[Message("assistant", ["x"])]).value is None
+
+
+def test_neighbouring_messages_of_one_role_stay_apart_through_updates() -> None:
+    response = AgentResponse(
+        messages=[Message("assistant", ["first"]), Message("assistant", ["second"])]
+    )
+    folded = AgentResponse.from_updates(response.to_updates())
+    assert [m.text for m in folded.messages] == ["first", "second"]

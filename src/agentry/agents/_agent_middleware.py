@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentry.middleware._base import MiddlewareFunction, run_pipeline
 from agentry.middleware._contexts import AgentContext
+from agentry.observability import _state as telemetry
 from agentry.types import AgentResponse, AgentResponseUpdate, Message, ResponseStream
 
 if TYPE_CHECKING:
@@ -56,13 +57,25 @@ def run_with_agent_middleware(
         return ResponseStream(core(ctx), finalize).get_final_response()
 
     respond_core = respond or fold_core
-    if not middleware:
-        if stream:
-            return ResponseStream(core(context), finalize)
-        return respond_core(context)
     if stream:
-        return ResponseStream(_stream_through(middleware, context, core, finalize), finalize)
-    return _respond_through(middleware, context, respond_core, finalize)
+        updates = (
+            _stream_through(middleware, context, core, finalize) if middleware else core(context)
+        )
+        if telemetry.enabled:  # telemetry hook
+            from agentry.observability._agent_spans import traced_agent_stream
+
+            updates = traced_agent_stream(agent, messages, session, options, updates)
+        return ResponseStream(updates, finalize)
+    result = (
+        _respond_through(middleware, context, respond_core, finalize)
+        if middleware
+        else respond_core(context)
+    )
+    if telemetry.enabled:  # telemetry hook
+        from agentry.observability._agent_spans import traced_agent_response
+
+        return traced_agent_response(agent, messages, session, options, result)
+    return result
 
 
 async def _respond_through(

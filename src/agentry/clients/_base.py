@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, overload, runtime_chec
 
 from agentry.middleware._base import MiddlewareTypes, run_pipeline, split_middleware
 from agentry.middleware._contexts import ChatContext
+from agentry.observability import _state as telemetry
 from agentry.types import (
     AgentRunInputs,
     ChatOptions,
@@ -146,11 +147,20 @@ class BaseChatClient:
                 updates = self._inner_get_streaming_response(
                     messages=message_list, options=chat_options, **kwargs
                 )
+            if telemetry.enabled:  # telemetry hook
+                from agentry.observability._chat_spans import traced_chat_stream
+
+                updates = traced_chat_stream(self, message_list, chat_options, updates)
             return ResponseStream(
                 updates,
                 lambda items: ChatResponse.from_updates(items, response_format=response_format),
             )
-        return self._respond_with_middleware(message_list, chat_options, kwargs)
+        response = self._respond_with_middleware(message_list, chat_options, kwargs)
+        if telemetry.enabled:  # telemetry hook
+            from agentry.observability._chat_spans import traced_chat_response
+
+            return traced_chat_response(self, message_list, chat_options, response)
+        return response
 
     async def _respond_with_middleware(
         self, messages: list[Message], options: ChatOptions, kwargs: dict[str, Any]

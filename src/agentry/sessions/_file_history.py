@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import logging
 import os
 import re
 import sys
@@ -14,12 +13,13 @@ from pathlib import Path
 from typing import Any
 
 from agentry.errors import HistoryStoreError, SerializationError
+from agentry.observability import get_logger
 from agentry.sessions._providers import HistoryProvider
 from agentry.types import Message
 
 __all__ = ["FileHistoryProvider"]
 
-logger = logging.getLogger("agentry.sessions")
+logger = get_logger("agentry.sessions")
 
 _SAFE_SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 # One lock per file for the whole process: runs on several event loops or threads append

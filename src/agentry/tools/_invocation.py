@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -11,6 +10,8 @@ from typing import TYPE_CHECKING, Any
 from agentry.errors import ContentError, ToolArgumentsError, ToolExecutionError
 from agentry.middleware._base import MiddlewareFunction, run_pipeline
 from agentry.middleware._contexts import FunctionInvocationContext
+from agentry.observability import _state as telemetry
+from agentry.observability import get_logger
 from agentry.tools._function_tool import FunctionTool
 from agentry.types import Content
 
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
 
 __all__ = ["FunctionInvocationConfiguration", "ToolCallBatch", "invoke_function_calls"]
 
-logger = logging.getLogger("agentry.tools")
+logger = get_logger("agentry.tools")
 
 
 @dataclass
@@ -78,16 +79,18 @@ async def invoke_function_calls(
     """
     by_name = {getattr(t, "name", None): t for t in tools}
     run_kwargs = kwargs or {}
+    invoke_one = _invoke_one
+    if telemetry.enabled:  # telemetry hook
+        from agentry.observability._tool_spans import traced_tool_call
+
+        invoke_one = traced_tool_call(_invoke_one)
     if len(calls) == 1:
         outcomes = [
-            await _invoke_one(calls[0], by_name, tools, middleware, config, session, run_kwargs)
+            await invoke_one(calls[0], by_name, tools, middleware, config, session, run_kwargs)
         ]
     else:
         outcomes = await asyncio.gather(
-            *(
-                _invoke_one(c, by_name, tools, middleware, config, session, run_kwargs)
-                for c in calls
-            )
+            *(invoke_one(c, by_name, tools, middleware, config, session, run_kwargs) for c in calls)
         )
     return ToolCallBatch(
         results=[result for result, _, _ in outcomes],

@@ -7,6 +7,7 @@ the two never disagree.
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import AsyncIterable, Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, cast
 
@@ -160,13 +161,13 @@ class _ResponseBase(Generic[_UpdateT]):
                 contents=list(m.contents),
                 role=m.role,
                 author_name=m.author_name,
-                message_id=m.message_id,
+                message_id=message_id,
                 response_id=self.response_id,
                 created_at=self.created_at,
                 additional_properties=m.additional_properties,
                 **shared,
             )
-            for m in self.messages
+            for m, message_id in zip(self.messages, _distinct_ids(self.messages), strict=True)
         ]
         if not updates:
             updates.append(make(response_id=self.response_id, **shared))
@@ -269,6 +270,23 @@ class AgentResponse(_ResponseBase[AgentResponseUpdate]):
         self.agent_id = agent_id
 
 
+def _distinct_ids(messages: list[Message]) -> list[str | None]:
+    """Message ids that keep neighbouring messages apart when their updates are folded.
+
+    A message without an id that follows one of the same role gets a fresh id; every other
+    message keeps its own (possibly missing) id.
+    """
+    ids: list[str | None] = []
+    previous: Message | None = None
+    for message in messages:
+        message_id = message.message_id
+        if message_id is None and previous is not None and previous.role == message.role:
+            message_id = uuid.uuid4().hex
+        ids.append(message_id)
+        previous = message
+    return ids
+
+
 def _fold(response: _ResponseBase[Any], updates: Iterable[_UpdateBase]) -> None:
     """Fold `updates` into `response`: group contents into messages, merge text and
     streamed call arguments, add up usage, keep the last value of response-level fields."""
@@ -281,7 +299,7 @@ def _fold(response: _ResponseBase[Any], updates: Iterable[_UpdateBase]) -> None:
         if (
             current is None
             or (role is not None and role != current.role)
-            or (message_id is not None and current.message_id not in (None, message_id))
+            or (message_id is not None and current.message_id != message_id)
         ):
             current = Message(
                 role or "assistant",

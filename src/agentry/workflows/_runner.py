@@ -14,6 +14,7 @@ import uuid
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from agentry.observability import _state as telemetry
 from agentry.workflows._context import WorkflowContext
 from agentry.workflows._edge_runner import Inbox
 from agentry.workflows._errors import (
@@ -132,6 +133,13 @@ class Runner:
             ExecutorFailedException: An executor raised.
             WorkflowConvergenceException: The run exceeded the superstep limit.
         """
+        if telemetry.enabled:  # telemetry hook
+            from agentry.observability._workflow_spans import traced_workflow_run
+
+            return await traced_workflow_run(self._workflow, self.run, self._supersteps(announce))
+        return await self._supersteps(announce)
+
+    async def _supersteps(self, announce: list[PendingRequest]) -> WorkflowRunState:
         sink, run = self._sink, self.run
         sink(WorkflowEvent.started())
         sink(WorkflowEvent.status(WorkflowRunState.IN_PROGRESS))
@@ -151,7 +159,12 @@ class Runner:
                 steps += 1
                 run.iteration += 1
                 sink(quick_event("superstep_started", None, None, run.iteration))
-                await self._superstep()
+                if telemetry.enabled:  # telemetry hook
+                    from agentry.observability._workflow_spans import traced_superstep
+
+                    await traced_superstep(run.iteration, self._superstep())
+                else:
+                    await self._superstep()
                 sink(quick_event("superstep_completed", None, None, run.iteration))
                 if self._storage is not None:
                     from agentry.workflows._checkpointing import save_checkpoint
@@ -185,10 +198,13 @@ class Runner:
         inbox = run.inbox
         run.inbox = {}
         executors = self._executors
+        execute = self._execute
+        if telemetry.enabled:  # telemetry hook
+            execute = self._execute_traced
         if len(inbox) == 1:
             ((executor_id, deliveries),) = inbox.items()
             outbox: list[tuple[Any, str | None]] = []
-            await self._execute(executors[executor_id], deliveries, outbox)
+            await execute(executors[executor_id], deliveries, outbox)
             outboxes = [(executor_id, outbox)]
         else:
             outboxes: list[tuple[str, list[tuple[Any, str | None]]]] = [
@@ -196,7 +212,7 @@ class Runner:
             ]
             await asyncio.gather(
                 *(
-                    self._execute(executors[executor_id], deliveries, outbox)
+                    execute(executors[executor_id], deliveries, outbox)
                     for (executor_id, deliveries), (_, outbox) in zip(
                         inbox.items(), outboxes, strict=True
                     )
@@ -245,6 +261,18 @@ class Runner:
                 self._failures.append((executor_id, error))
                 return
             sink(quick_event("executor_completed", None, executor_id, None))
+
+    async def _execute_traced(
+        self,
+        executor: Executor,
+        deliveries: list[tuple[Any, Any, Any]],
+        outbox: list[tuple[Any, str | None]],
+    ) -> None:
+        """Telemetry hook: `_execute` inside an `executor.process` span."""
+        from agentry.observability._workflow_spans import traced_executor
+
+        work = self._execute(executor, deliveries, outbox)
+        await traced_executor(executor, deliveries, self._failures, work)
 
     async def _route(
         self, outboxes: list[tuple[str, list[tuple[Any, str | None]]]], inbox: Inbox

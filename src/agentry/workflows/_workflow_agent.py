@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import uuid
 from collections.abc import AsyncIterator, Awaitable, Sequence
 from typing import TYPE_CHECKING, Any, Literal, cast, overload
 
@@ -173,13 +174,18 @@ class WorkflowAgent(BaseAgent):
                     contents=m.contents,
                     role=m.role,
                     author_name=m.author_name or event.executor_id,
-                    message_id=m.message_id,
+                    message_id=m.message_id or uuid.uuid4().hex,
                 )
                 for m in cast("list[Message]", data)
             ]
         text = data if isinstance(data, str) else _as_text(data)
         return [
-            AgentResponseUpdate(contents=[text], role="assistant", author_name=event.executor_id)
+            AgentResponseUpdate(
+                contents=[text],
+                role="assistant",
+                author_name=event.executor_id,
+                message_id=uuid.uuid4().hex,
+            )
         ]
 
     def _request_update(self, event: WorkflowEvent[Any]) -> AgentResponseUpdate:

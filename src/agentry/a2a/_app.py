@@ -1,0 +1,201 @@
+"""`create_app`: an ASGI application serving an agentry agent over A2A."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncGenerator
+from pathlib import Path
+from typing import Any
+
+from a2a.server.agent_execution import RequestContext, SimpleRequestContextBuilder
+from a2a.server.context import ServerCallContext
+from a2a.server.request_handlers import DefaultRequestHandler
+from a2a.server.routes import (
+    create_agent_card_routes,
+    create_jsonrpc_routes,
+    create_rest_routes,
+)
+from a2a.server.tasks import DatabaseTaskStore, InMemoryTaskStore, TaskStore
+from a2a.types import AgentCard, SendMessageRequest, Task
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+from starlette.applications import Starlette
+from typing_extensions import override
+
+from agentry.a2a._card import build_agent_card
+from agentry.a2a._errors import A2AConfigError
+from agentry.a2a._executor import AgentryAgentExecutor
+from agentry.a2a._limits import BodySizeLimit
+from agentry.a2a._sessions import (
+    DEFAULT_DATABASE,
+    ContextSessionStore,
+    InMemoryContextSessionStore,
+    SQLiteContextSessionStore,
+)
+from agentry.agents import SupportsAgentRun
+
+__all__ = ["A2AApp", "create_app"]
+
+
+_JSONRPC_PATH = "/"
+
+
+class A2AApp(BodySizeLimit):
+    """The ASGI application `create_app` returns.
+
+    Attributes:
+        agent_card: The card the server publishes.
+        executor: The executor running the agent.
+        request_handler: The A2A request handler.
+        starlette: The inner Starlette application (routes, lifespan).
+    """
+
+    def __init__(
+        self,
+        starlette: Starlette,
+        *,
+        agent_card: AgentCard,
+        executor: AgentryAgentExecutor,
+        request_handler: DefaultRequestHandler,
+        max_request_bytes: int,
+    ) -> None:
+        super().__init__(starlette, max_bytes=max_request_bytes, jsonrpc_path=_JSONRPC_PATH)
+        self.starlette = starlette
+        self.agent_card = agent_card
+        self.executor = executor
+        self.request_handler = request_handler
+
+
+class _TaskContextBuilder(SimpleRequestContextBuilder):
+    """Gives a follow-up message that names only its task the task's own context id.
+
+    Without this, such a message gets a fresh context id, which conflicts with the stored
+    task once the server has restarted.
+    """
+
+    def __init__(self, task_store: TaskStore) -> None:
+        super().__init__(task_store=task_store)
+        self._tasks = task_store
+
+    @override
+    async def build(
+        self,
+        context: ServerCallContext,
+        params: SendMessageRequest | None = None,
+        task_id: str | None = None,
+        context_id: str | None = None,
+        task: Task | None = None,
+    ) -> RequestContext:
+        if task_id and not context_id:
+            stored = await self._tasks.get(task_id, context)
+            if stored is not None and stored.context_id:
+                context_id = stored.context_id
+        return await super().build(
+            context, params=params, task_id=task_id, context_id=context_id, task=task
+        )
+
+
+def create_app(
+    agent: SupportsAgentRun,
+    *,
+    url: str = "http://127.0.0.1:8000",
+    agent_card: AgentCard | None = None,
+    database: str | Path | None = DEFAULT_DATABASE,
+    task_store: TaskStore | None = None,
+    sessions: ContextSessionStore | None = None,
+    max_request_bytes: int = 10 * 1024 * 1024,
+    idle_task_timeout: float | None = 600.0,
+    **card_options: Any,
+) -> A2AApp:
+    """An ASGI app serving `agent` over A2A, with the JSON-RPC and HTTP+JSON bindings.
+
+    The agent card is served at `/.well-known/agent-card.json`, JSON-RPC at `/`, and the
+    HTTP+JSON binding at `/message:send`, `/tasks/{id}` and the other paths of the
+    protocol. Tasks and conversations are kept in the SQLite file `database`, so a
+    restarted server still answers for earlier tasks and contexts.
+
+    Args:
+        agent: The agent to serve (any agentry agent, or a workflow's `as_agent()`).
+        url: The public base URL of the server, published in the agent card.
+        agent_card: A card to publish instead of the one built from the agent.
+        database: The SQLite file for tasks and sessions; `None` keeps them in memory.
+        task_store: A task store to use instead of the one `database` selects.
+        sessions: A session store to use instead of the one `database` selects.
+        max_request_bytes: Larger request bodies are refused with HTTP 413.
+        idle_task_timeout: Seconds after which a task waiting for input stops holding
+            memory; the user's answer still resumes it from the store. `None` keeps
+            waiting tasks in memory.
+        **card_options: Passed to :func:`build_agent_card` (name, description, skills...).
+
+    Returns:
+        The ASGI application; run it with any ASGI server, such as uvicorn.
+
+    Raises:
+        A2AConfigError: Both `agent_card` and card options were given, or a limit is not
+            positive.
+
+    Example:
+        >>> from agentry.clients.scripted import ScriptedChatClient
+        >>> agent = ScriptedChatClient(["Hello!"]).as_agent(name="greeter")
+        >>> app = create_app(agent, database=None)
+        >>> app.agent_card.name
+        'greeter'
+    """
+    if agent_card is not None and card_options:
+        raise A2AConfigError(
+            f"create_app got agent_card= and card options {sorted(card_options)}; put "
+            "those fields in the card, or drop agent_card= to have the card built"
+        )
+    if max_request_bytes <= 0:
+        raise A2AConfigError(f"max_request_bytes must be positive, got {max_request_bytes}")
+    if idle_task_timeout is not None and idle_task_timeout <= 0:
+        raise A2AConfigError(f"idle_task_timeout must be positive, got {idle_task_timeout}")
+    card = agent_card or build_agent_card(agent, url=url, **card_options)
+    engine: AsyncEngine | None = None
+    if task_store is None:
+        if database is None:
+            task_store = InMemoryTaskStore()
+        else:
+            engine = create_async_engine(f"sqlite+aiosqlite:///{Path(database)}")
+            task_store = DatabaseTaskStore(engine)
+    owned_sessions: SQLiteContextSessionStore | None = None
+    if sessions is None:
+        if database is None:
+            sessions = InMemoryContextSessionStore()
+        else:
+            sessions = owned_sessions = SQLiteContextSessionStore(database)
+    executor = AgentryAgentExecutor(agent, sessions=sessions)
+    handler = DefaultRequestHandler(
+        agent_executor=executor,
+        task_store=task_store,
+        agent_card=card,
+        request_context_builder=_TaskContextBuilder(task_store),
+        validate_input_modes=True,
+        interrupted_task_timeout=idle_task_timeout,
+    )
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_: Starlette) -> AsyncGenerator[None, None]:
+        if isinstance(task_store, DatabaseTaskStore):
+            await task_store.initialize()
+        try:
+            yield
+        finally:
+            await handler.aclose()
+            if owned_sessions is not None:
+                owned_sessions.close()
+            if engine is not None:
+                await engine.dispose()
+
+    routes = [
+        *create_agent_card_routes(card),
+        *create_jsonrpc_routes(handler, rpc_url=_JSONRPC_PATH),
+        *create_rest_routes(handler),
+    ]
+    starlette = Starlette(routes=routes, lifespan=lifespan)
+    return A2AApp(
+        starlette,
+        agent_card=card,
+        executor=executor,
+        request_handler=handler,
+        max_request_bytes=max_request_bytes,
+    )

@@ -1,0 +1,312 @@
+"""`A2AAgent`: an agentry agent that is a remote A2A agent."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Sequence
+from types import TracebackType
+from typing import Any, Literal, cast, overload
+
+import httpx
+from a2a.client import A2ACardResolver, Client, ClientConfig, create_client
+from a2a.types import (
+    AgentCard,
+    CancelTaskRequest,
+    Part,
+    Role,
+    SendMessageRequest,
+    TaskState,
+)
+from a2a.types import Message as A2AMessage
+from a2a.utils.errors import A2AError
+from google.protobuf import json_format, struct_pb2
+from typing_extensions import Self
+
+from agentry.a2a._errors import A2AConfigError, RemoteAgentError
+from agentry.a2a._parts import (
+    content_to_part,
+)
+from agentry.a2a._task_reader import FAILED_STATES, TaskReader
+from agentry.agents import BaseAgent
+from agentry.agents._agent_middleware import run_with_agent_middleware
+from agentry.errors import ContentError
+from agentry.middleware._base import split_middleware
+from agentry.middleware._contexts import AgentContext
+from agentry.sessions import AgentSession
+from agentry.types import (
+    AgentResponse,
+    AgentResponseUpdate,
+    AgentRunInputs,
+    Message,
+    ResponseStream,
+    normalize_messages,
+)
+
+__all__ = ["A2AAgent"]
+
+_STATE_KEY = "agentry.a2a.remote"
+
+
+class A2AAgent(BaseAgent):
+    """A remote A2A agent, used like any agentry agent.
+
+    Each run sends the input as one A2A message and streams the remote task's artifacts
+    back as text updates. With a session, the remote `context_id` is kept in the session,
+    so later runs continue the same remote conversation. When the remote task needs
+    input, the run ends with that request: a tool-approval request becomes a
+    `function_approval_request` content (answer it with
+    `request.to_function_approval_response(approved)` in the next run on the session),
+    a workflow's request for information becomes a `function_call` named `request_info`
+    (answer it with a `function_result` for its call id), and any other question is
+    returned as text that the next run answers.
+
+    Args:
+        url: The base URL of the remote agent (its card is read from it).
+        agent_card: The remote agent's card, instead of `url`.
+        name: The agent's name (default: the card's).
+        description: The agent's description (default: the card's).
+        streaming: Stream the remote task (when the remote agent can).
+        bindings: Protocol bindings to use, in order of preference.
+        timeout: Seconds to wait for each HTTP exchange with the remote agent.
+        httpx_client: An HTTP client to use (default: one owned by the agent).
+        id: A stable id for the agent.
+        middleware: Agent middleware around each run.
+
+    Example:
+        >>> agent = A2AAgent(url="http://127.0.0.1:8000")
+        >>> async def ask():
+        ...     async with agent:
+        ...         return (await agent.run("Hello")).text
+    """
+
+    def __init__(
+        self,
+        *,
+        url: str | None = None,
+        agent_card: AgentCard | None = None,
+        name: str | None = None,
+        description: str | None = None,
+        streaming: bool = True,
+        bindings: Sequence[str] = ("JSONRPC", "HTTP+JSON"),
+        timeout: float = 300.0,
+        httpx_client: httpx.AsyncClient | None = None,
+        id: str | None = None,
+        middleware: Sequence[Any] | None = None,
+    ) -> None:
+        if (url is None) == (agent_card is None):
+            raise A2AConfigError(
+                "A2AAgent needs exactly one of url= (the remote agent's base URL) or "
+                "agent_card= (its card)"
+            )
+        super().__init__(
+            id=id,
+            name=name or (agent_card.name if agent_card is not None else None),
+            description=description or (agent_card.description if agent_card else None),
+            middleware=middleware,
+        )
+        self.url = url
+        self.agent_card = agent_card
+        self.streaming = streaming
+        self.bindings = list(bindings)
+        self._http = httpx_client
+        self._owns_http = httpx_client is None
+        self._timeout = timeout
+        self._client: Client | None = None
+        self._client_lock = asyncio.Lock()
+
+    async def __aenter__(self) -> Self:
+        await self._get_client()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Close the connection to the remote agent."""
+        if self._client is not None:
+            await self._client.close()
+            self._client = None
+        if self._http is not None and self._owns_http:
+            await self._http.aclose()
+            self._http = None
+
+    @overload
+    def run(
+        self,
+        messages: AgentRunInputs | None = None,
+        *,
+        stream: Literal[False] = False,
+        session: AgentSession | None = None,
+        **kwargs: Any,
+    ) -> Awaitable[AgentResponse]: ...
+
+    @overload
+    def run(
+        self,
+        messages: AgentRunInputs | None = None,
+        *,
+        stream: Literal[True],
+        session: AgentSession | None = None,
+        **kwargs: Any,
+    ) -> ResponseStream[AgentResponseUpdate, AgentResponse]: ...
+
+    def run(
+        self,
+        messages: AgentRunInputs | None = None,
+        *,
+        stream: bool = False,
+        session: AgentSession | None = None,
+        **kwargs: Any,
+    ) -> Awaitable[AgentResponse] | ResponseStream[AgentResponseUpdate, AgentResponse]:
+        """Send `messages` to the remote agent as one A2A message.
+
+        Raises:
+            RemoteAgentError: The remote task failed, was rejected or canceled, or the
+                remote agent could not be reached.
+        """
+        return run_with_agent_middleware(
+            self,
+            split_middleware(self.middleware)["agent"] if self.middleware else [],
+            normalize_messages(messages),
+            session,
+            kwargs,
+            stream=stream,
+            core=self._core,
+            response_format=None,
+        )
+
+    def _core(self, context: AgentContext) -> AsyncIterator[AgentResponseUpdate]:
+        return self._exchange(context.messages, context.session)
+
+    async def _get_client(self) -> Client:
+        async with self._client_lock:
+            if self._client is None:
+                if self._http is None:
+                    self._http = httpx.AsyncClient(timeout=self._timeout)
+                config = ClientConfig(
+                    streaming=self.streaming,
+                    httpx_client=self._http,
+                    supported_protocol_bindings=self.bindings,
+                )
+                try:
+                    if self.agent_card is None:
+                        resolver = A2ACardResolver(self._http, cast(str, self.url))
+                        self.agent_card = await resolver.get_agent_card()
+                        self.name = self.name or self.agent_card.name or None
+                        self.description = self.description or self.agent_card.description or None
+                    self._client = await create_client(self.agent_card, client_config=config)
+                except (A2AError, httpx.HTTPError, ValueError) as error:
+                    raise RemoteAgentError(
+                        f"cannot connect to the A2A agent at {self.url or 'its card URL'}: {error}"
+                    ) from error
+            return self._client
+
+    async def _exchange(
+        self, messages: list[Message], session: AgentSession | None
+    ) -> AsyncIterator[AgentResponseUpdate]:
+        state: dict[str, Any] = (
+            cast("dict[str, Any]", session.state.setdefault(_STATE_KEY, {}))
+            if session is not None
+            else {}
+        )
+        client = await self._get_client()
+        request = SendMessageRequest(
+            message=_outgoing_message(
+                messages, state.get("context_id") or "", state.get("task_id") or ""
+            )
+        )
+        reader = TaskReader(self.name)
+        finished = False
+        try:
+            async for event in client.send_message(request):
+                for update in reader.read(event):
+                    yield update
+            finished = True
+        except A2AError as error:
+            # A task the remote agent refuses to continue (finished, or forgotten) is not
+            # offered again: the next run starts a new task in the same context.
+            state.pop("task_id", None)
+            raise RemoteAgentError(
+                f"the A2A agent refused the request: {error}", task_id=reader.task_id
+            ) from error
+        except httpx.HTTPError as error:
+            raise RemoteAgentError(
+                f"lost the connection to the A2A agent: {error}", task_id=reader.task_id
+            ) from error
+        finally:
+            if not finished and reader.task_id and not reader.ended:
+                await _cancel_quietly(client, reader.task_id)
+        if reader.context_id:
+            state["context_id"] = reader.context_id
+        state.pop("task_id", None)
+        if reader.state == TaskState.TASK_STATE_INPUT_REQUIRED:
+            state["task_id"] = reader.task_id
+        elif reader.state in FAILED_STATES:
+            raise RemoteAgentError(
+                f"the A2A agent's task ended {FAILED_STATES[reader.state]}: "
+                f"{reader.status_text or 'no reason given'}",
+                state=FAILED_STATES[reader.state],
+                task_id=reader.task_id,
+            )
+        for update in reader.finish():
+            yield update
+
+
+def _outgoing_message(messages: list[Message], context_id: str, task_id: str) -> A2AMessage:
+    parts: list[Part] = []
+    approvals: dict[str, bool] = {}
+    responses: dict[str, Any] = {}
+    for message in messages:
+        for content in message.contents:
+            if content.type == "function_approval_response":
+                approvals[content.id or ""] = bool(content.approved)
+            elif content.type == "function_result":
+                responses[content.call_id or ""] = _jsonable(content.result)
+            elif message.role in ("user", "system"):
+                part = content_to_part(content)
+                if part is not None:
+                    parts.append(part)
+    answers: dict[str, Any] = {}
+    if approvals:
+        answers["approvals"] = approvals
+    if responses:
+        answers["responses"] = responses
+    if answers:
+        parts.append(
+            Part(
+                data=json_format.ParseDict(answers, struct_pb2.Value()),
+                media_type="application/json",
+            )
+        )
+    if not parts:
+        raise ContentError("A2AAgent needs input to send: text, data, files, or approval responses")
+    return A2AMessage(
+        message_id=uuid.uuid4().hex,
+        role=Role.ROLE_USER,
+        context_id=context_id,
+        task_id=task_id,
+        parts=parts,
+    )
+
+
+def _jsonable(value: Any) -> Any:
+    """A value protobuf's JSON can carry (function results are JSON-ready already)."""
+    try:
+        json.dumps(value)
+    except (TypeError, ValueError):
+        return str(value)
+    return value
+
+
+async def _cancel_quietly(client: Client, task_id: str) -> None:
+    """Ask the remote agent to stop a task this run abandoned; ignore failures."""
+    with contextlib.suppress(A2AError, httpx.HTTPError, asyncio.TimeoutError):
+        await asyncio.wait_for(client.cancel_task(CancelTaskRequest(id=task_id)), 5)

@@ -1,0 +1,278 @@
+"""`AgentryAgentExecutor`: runs an agentry agent behind an A2A server.
+
+One A2A message starts (or continues) one agent run. The executor streams the run's text
+as one artifact, reports tool calls as `working` status updates, turns tool-approval
+requests and workflow requests for information into `input-required`, and always ends a
+task in a terminal or interrupted state.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+import weakref
+from collections.abc import Sequence
+from typing import Any, cast
+
+from a2a.server.agent_execution import AgentExecutor, RequestContext
+from a2a.server.events import EventQueue
+from a2a.server.tasks import TaskUpdater
+from a2a.types import Part, Task, TaskState, TaskStatus
+from a2a.utils.errors import InvalidParamsError
+
+from agentry.a2a._answers import ANSWER_HINT, is_info_request, request_answers
+from agentry.a2a._parts import (
+    content_to_part,
+    message_to_agentry,
+    to_a2a_message,
+)
+from agentry.a2a._sessions import ContextSessionStore, InMemoryContextSessionStore
+from agentry.agents import SupportsAgentRun
+from agentry.sessions import AgentSession
+from agentry.types import AgentResponseUpdate, Content, Message
+
+__all__ = ["AgentryAgentExecutor"]
+
+logger = logging.getLogger("agentry.a2a")
+
+_STATE_KEY = "agentry.a2a"
+_ARTIFACT_NAME = "response"
+
+
+class AgentryAgentExecutor(AgentExecutor):
+    """Hosts an agentry agent (or a workflow's `as_agent()`) as an A2A agent executor.
+
+    Each A2A context is one agentry session, so follow-up messages with the same
+    `context_id` continue the conversation. Tool-approval requests (and a workflow's
+    requests for information) put the task in `TASK_STATE_INPUT_REQUIRED`; the user's next
+    message on the task (yes/no, a data part `{"approved": true}`, or the information)
+    answers them and the run resumes. Failures end the task in `TASK_STATE_FAILED` with
+    the reason; cancellation ends it in `TASK_STATE_CANCELED`.
+
+    Args:
+        agent: The agent to run.
+        sessions: Where sessions are kept between messages (default: in memory).
+
+    Example:
+        >>> from agentry.clients.scripted import ScriptedChatClient
+        >>> agent = ScriptedChatClient(["Hello!"]).as_agent(name="greeter")
+        >>> executor = AgentryAgentExecutor(agent)
+    """
+
+    def __init__(
+        self, agent: SupportsAgentRun, *, sessions: ContextSessionStore | None = None
+    ) -> None:
+        self.agent = agent
+        self.sessions: ContextSessionStore = sessions or InMemoryContextSessionStore()
+        # One run at a time per context; a lock disappears once no run holds or awaits it.
+        self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+        self._cleanups: set[asyncio.Task[None]] = set()
+
+    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+        """Run the agent on the request's message and publish the task's events."""
+        message = context.message
+        task_id = context.task_id or ""
+        current = context.current_task
+        # A follow-up naming only its task gets a fresh context id from the SDK; the
+        # conversation is the task's own context.
+        context_id = (current.context_id if current else None) or context.context_id or ""
+        if message is None:
+            raise InvalidParamsError(message="the request has no message to run the agent on")
+        user_message = message_to_agentry(message)
+        if not user_message.contents:
+            raise InvalidParamsError(
+                message="the message has no content: send at least one text, data, raw or url part"
+            )
+        if current is None:
+            await event_queue.enqueue_event(
+                Task(
+                    id=task_id,
+                    context_id=context_id,
+                    status=TaskStatus(state=TaskState.TASK_STATE_SUBMITTED),
+                    history=[message],
+                )
+            )
+        updater = TaskUpdater(event_queue, task_id, context_id)
+        async with self._lock(context_id):
+            session: AgentSession | None = None
+            try:
+                session = await self._load_session(context_id)
+                await self._run(user_message, session, context_id, task_id, updater)
+            except asyncio.CancelledError:
+                if session is not None:
+                    await self.sessions.save(context_id, session)
+                raise
+            except Exception as error:
+                logger.exception("agent run for A2A task %s failed", task_id)
+                await updater.failed(
+                    updater.new_agent_message(
+                        [Part(text=f"The agent failed: {type(error).__name__}: {error}")]
+                    )
+                )
+
+    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
+        """Mark the task canceled; the server then stops the running `execute`."""
+        task_id, context_id = context.task_id or "", context.context_id or ""
+        updater = TaskUpdater(event_queue, task_id, context_id)
+        await updater.cancel(updater.new_agent_message([Part(text="The task was canceled.")]))
+        # Requests the task was waiting on are forgotten once no run of the context is
+        # going on (a running `execute` ends only after this method returns).
+        cleanup = asyncio.create_task(self._forget_requests(context_id, task_id))
+        self._cleanups.add(cleanup)
+        cleanup.add_done_callback(self._cleanups.discard)
+
+    async def _forget_requests(self, context_id: str, task_id: str) -> None:
+        async with self._lock(context_id):
+            session = await self.sessions.load(context_id)
+            if session is not None and _pending_requests(session, task_id):
+                _set_pending_requests(session, task_id, [])
+                await self.sessions.save(context_id, session)
+
+    def _lock(self, context_id: str) -> asyncio.Lock:
+        lock = self._locks.get(context_id)
+        if lock is None:
+            lock = self._locks[context_id] = asyncio.Lock()
+        return lock
+
+    async def _load_session(self, context_id: str) -> AgentSession:
+        session = await self.sessions.load(context_id)
+        if session is None:
+            session = self.agent.create_session(session_id=context_id)
+        return session
+
+    async def _run(
+        self,
+        user_message: Message,
+        session: AgentSession,
+        context_id: str,
+        task_id: str,
+        updater: TaskUpdater,
+    ) -> None:
+        """Run the agent; the session is saved before the task's final status goes out."""
+        pending = _pending_requests(session, task_id)
+        if pending:
+            answers = request_answers(user_message, pending)
+            if answers is None:
+                await self._ask(
+                    updater, pending, f"The pending request needs an answer. {ANSWER_HINT}"
+                )
+                return
+            _set_pending_requests(session, task_id, [])
+            user_message = Message("user", answers)
+        await updater.start_work()
+        writer = _ArtifactWriter(updater)
+        requests: list[Content] = []
+        answered: set[str] = set()
+        stream = self.agent.run([user_message], stream=True, session=session)
+        try:
+            async for update in stream:
+                for content in update.contents:
+                    if content.user_input_request or is_info_request(content):
+                        requests.append(content)
+                    elif content.type == "function_result":
+                        answered.add(content.call_id or "")
+                await self._publish(update, writer, updater)
+        finally:
+            await stream.aclose()
+        await writer.finish()
+        # A `request_info` call that got no result in the run waits for the user.
+        requests = [r for r in requests if not is_info_request(r) or r.call_id not in answered]
+        if requests:
+            _set_pending_requests(session, task_id, requests)
+            await self.sessions.save(context_id, session)
+            await self._ask(updater, requests, f"The agent needs your input. {ANSWER_HINT}")
+            return
+        await self.sessions.save(context_id, session)
+        await updater.complete()
+
+    async def _publish(
+        self, update: AgentResponseUpdate, writer: _ArtifactWriter, updater: TaskUpdater
+    ) -> None:
+        for content in update.contents:
+            if content.type == "function_call" and not is_info_request(content):
+                await updater.update_status(
+                    TaskState.TASK_STATE_WORKING,
+                    updater.new_agent_message([Part(text=f"Calling tool {content.name}.")]),
+                )
+            elif content.type == "function_result":
+                await updater.update_status(
+                    TaskState.TASK_STATE_WORKING,
+                    updater.new_agent_message([Part(text="Tool call finished.")]),
+                )
+            elif update.role in (None, "assistant") and not content.user_input_request:
+                part = content_to_part(content)
+                if part is not None:
+                    await writer.add(part)
+
+    @staticmethod
+    async def _ask(updater: TaskUpdater, requests: Sequence[Content], text: str) -> None:
+        message = to_a2a_message(
+            requests,
+            context_id=updater.context_id,
+            task_id=updater.task_id,
+            extra_parts=[Part(text=text)],
+        )
+        await updater.requires_input(message)
+
+
+class _ArtifactWriter:
+    """Streams parts into one artifact as they come, then sends the artifact whole.
+
+    Chunks go out appended to the artifact; the closing event replaces the artifact with
+    its parts merged (consecutive text chunks as one text part) and marks the last chunk,
+    so the stored task holds one clean answer.
+    """
+
+    def __init__(self, updater: TaskUpdater) -> None:
+        self._updater = updater
+        self._artifact_id = uuid.uuid4().hex
+        self._parts: list[Part] = []
+
+    async def add(self, part: Part) -> None:
+        if part.WhichOneof("content") == "text" and not part.text:
+            return
+        await self._updater.add_artifact(
+            [part],
+            artifact_id=self._artifact_id,
+            name=_ARTIFACT_NAME,
+            append=bool(self._parts),
+            last_chunk=False,
+        )
+        previous = self._parts[-1] if self._parts else None
+        if (
+            previous is not None
+            and previous.WhichOneof("content") == "text"
+            and part.WhichOneof("content") == "text"
+            and previous.media_type == part.media_type
+        ):
+            previous.text += part.text
+        else:
+            copy = Part()
+            copy.CopyFrom(part)
+            self._parts.append(copy)
+
+    async def finish(self) -> None:
+        if self._parts:
+            await self._updater.add_artifact(
+                self._parts,
+                artifact_id=self._artifact_id,
+                name=_ARTIFACT_NAME,
+                append=False,
+                last_chunk=True,
+            )
+
+
+def _pending_requests(session: AgentSession, task_id: str) -> list[Content]:
+    state = cast("dict[str, Any]", session.state.get(_STATE_KEY) or {})
+    stored = cast("dict[str, list[dict[str, Any]]]", state.get("pending") or {})
+    return [Content.from_dict(item) for item in stored.get(task_id, [])]
+
+
+def _set_pending_requests(session: AgentSession, task_id: str, requests: list[Content]) -> None:
+    state = cast("dict[str, Any]", session.state.setdefault(_STATE_KEY, {}))
+    pending = cast("dict[str, Any]", state.setdefault("pending", {}))
+    if requests:
+        pending[task_id] = [r.to_dict() for r in requests]
+    else:
+        pending.pop(task_id, None)

@@ -1,0 +1,121 @@
+"""`serve`: run an agent as an A2A server with uvicorn (`agentry serve a2a MODULE:OBJECT`)."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from agentry.a2a._sessions import DEFAULT_DATABASE
+from agentry.agents import SupportsAgentRun
+from agentry.errors import AgentryError
+
+__all__ = ["add_arguments", "load_agent", "main", "serve"]
+
+
+def load_agent(target: str) -> SupportsAgentRun:
+    """The agent named by `MODULE:OBJECT`; a workflow is turned into an agent with `as_agent()`.
+
+    `OBJECT` may also be a function without arguments that returns the agent.
+
+    Raises:
+        AgentryError: The target is malformed, cannot be imported, or is not an agent.
+    """
+    module_name, _, attribute = target.partition(":")
+    if not module_name or not attribute:
+        raise AgentryError(f"expected MODULE:OBJECT (such as 'my_app:agent'), got {target!r}")
+    if "" not in sys.path and str(Path.cwd()) not in sys.path:
+        sys.path.insert(0, str(Path.cwd()))
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as error:
+        raise AgentryError(f"cannot import module {module_name!r}: {error}") from error
+    value: Any = module
+    for part in attribute.split("."):
+        if not hasattr(value, part):
+            raise AgentryError(f"module {module_name!r} has no attribute {attribute!r}")
+        value = getattr(value, part)
+    if not isinstance(value, SupportsAgentRun) and callable(value) and not hasattr(value, "run"):
+        value = value()
+    as_agent = getattr(value, "as_agent", None)
+    if not isinstance(value, SupportsAgentRun) and callable(as_agent):
+        value = as_agent()
+    if not isinstance(value, SupportsAgentRun):
+        raise AgentryError(
+            f"{target} is a {type(value).__name__}, not an agent; point at an agent, a "
+            "workflow, or a function returning one"
+        )
+    return value
+
+
+def serve(
+    agent: SupportsAgentRun,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    url: str | None = None,
+    database: str | Path | None = DEFAULT_DATABASE,
+    log_level: str = "info",
+) -> None:
+    """Serve `agent` over A2A with uvicorn until interrupted.
+
+    Args:
+        agent: The agent to serve.
+        host: The interface to listen on.
+        port: The port to listen on.
+        url: The public URL for the agent card (default: `http://HOST:PORT`).
+        database: The SQLite file for tasks and sessions; `None` keeps them in memory.
+        log_level: uvicorn's log level.
+    """
+    import uvicorn
+
+    from agentry.a2a._app import create_app
+
+    app = create_app(agent, url=url or f"http://{host}:{port}", database=database)
+    uvicorn.run(app, host=host, port=port, log_level=log_level)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the `serve a2a` options to `parser`."""
+    parser.add_argument("target", metavar="MODULE:OBJECT", help="the agent or workflow to serve")
+    parser.add_argument("--host", default="127.0.0.1", help="interface (default: 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8000, help="port (default: 8000)")
+    parser.add_argument("--url", default=None, help="public URL for the agent card")
+    parser.add_argument(
+        "--database",
+        default=DEFAULT_DATABASE,
+        help=f"SQLite file for tasks and sessions (default: {DEFAULT_DATABASE}); "
+        "'none' keeps them in memory",
+    )
+    parser.add_argument("--log-level", default="info", help="uvicorn log level")
+
+
+def run_from_arguments(arguments: argparse.Namespace) -> int:
+    """Serve what parsed `serve a2a` arguments name; the process exit status."""
+    try:
+        agent = load_agent(arguments.target)
+    except AgentryError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    database = None if str(arguments.database).lower() == "none" else arguments.database
+    serve(
+        agent,
+        host=arguments.host,
+        port=arguments.port,
+        url=arguments.url,
+        database=database,
+        log_level=arguments.log_level,
+    )
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """`python -m agentry.a2a MODULE:OBJECT [--host H] [--port P]`."""
+    parser = argparse.ArgumentParser(
+        prog="agentry serve a2a", description="Serve an agentry agent over A2A."
+    )
+    add_arguments(parser)
+    return run_from_arguments(parser.parse_args(argv))

@@ -1,0 +1,127 @@
+"""Reading a remote A2A task's events as agentry updates."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, cast
+
+from a2a.types import Message as A2AMessage
+from a2a.types import Part, StreamResponse, Task, TaskState
+
+from agentry.a2a._parts import APPROVAL_REQUEST_KIND, INFO_REQUEST_KIND, data_of, part_to_content
+from agentry.types import AgentResponseUpdate, Content
+
+__all__ = ["FAILED_STATES", "TaskReader"]
+
+FAILED_STATES: dict[int, str] = {
+    TaskState.TASK_STATE_FAILED: "failed",
+    TaskState.TASK_STATE_REJECTED: "rejected",
+    TaskState.TASK_STATE_CANCELED: "canceled",
+    TaskState.TASK_STATE_AUTH_REQUIRED: "auth-required",
+}
+"""Final states that make a run fail, with their protocol names."""
+
+
+class TaskReader:
+    """Turns the remote task's events into agentry updates."""
+
+    def __init__(self, author: str | None) -> None:
+        self.author = author
+        self.task_id = ""
+        self.context_id = ""
+        self.state: TaskState.ValueType = TaskState.TASK_STATE_UNSPECIFIED
+        self.status_text = ""
+        self._status_parts: list[Part] = []
+        self._streamed: dict[str, str] = {}
+
+    @property
+    def ended(self) -> bool:
+        return self.state in FAILED_STATES or self.state in (
+            TaskState.TASK_STATE_COMPLETED,
+            TaskState.TASK_STATE_INPUT_REQUIRED,
+        )
+
+    def read(self, event: StreamResponse) -> list[AgentResponseUpdate]:
+        kind = event.WhichOneof("payload")
+        if kind == "message":
+            self.context_id = event.message.context_id or self.context_id
+            self.state = TaskState.TASK_STATE_COMPLETED
+            return self._updates([part_to_content(p) for p in event.message.parts])
+        if kind == "task":
+            return self._read_task(event.task)
+        if kind == "status_update":
+            self.task_id = event.status_update.task_id or self.task_id
+            self.context_id = event.status_update.context_id or self.context_id
+            self._status(event.status_update.status.state, event.status_update.status.message)
+            return []
+        if kind == "artifact_update":
+            update = event.artifact_update
+            self.task_id = update.task_id or self.task_id
+            return self._artifact(
+                update.artifact.artifact_id, list(update.artifact.parts), update.append
+            )
+        return []
+
+    def finish(self) -> list[AgentResponseUpdate]:
+        """The updates the task's final status asks for (input requests)."""
+        if self.state != TaskState.TASK_STATE_INPUT_REQUIRED:
+            return []
+        return self._updates([_input_request(p) for p in self._status_parts])
+
+    def _read_task(self, task: Task) -> list[AgentResponseUpdate]:
+        self.task_id = task.id or self.task_id
+        self.context_id = task.context_id or self.context_id
+        self._status(task.status.state, task.status.message)
+        updates: list[AgentResponseUpdate] = []
+        for artifact in task.artifacts:
+            updates.extend(self._artifact(artifact.artifact_id, list(artifact.parts), False))
+        return updates
+
+    def _status(self, state: TaskState.ValueType, message: A2AMessage) -> None:
+        self.state = state
+        self._status_parts = list(message.parts)
+        self.status_text = " ".join(p.text for p in message.parts if p.text)
+
+    def _artifact(
+        self, artifact_id: str, parts: list[Part], append: bool
+    ) -> list[AgentResponseUpdate]:
+        """Parts new to the caller; a replacement of a streamed artifact adds only its rest."""
+        text = "".join(p.text for p in parts if p.WhichOneof("content") == "text")
+        seen = self._streamed.get(artifact_id)
+        if seen is None or append:
+            self._streamed[artifact_id] = (seen or "") + text
+            return self._updates([part_to_content(p) for p in parts])
+        self._streamed[artifact_id] = text
+        if text.startswith(seen) and len(text) > len(seen):
+            return self._updates([Content.from_text(text[len(seen) :])])
+        return []
+
+    def _updates(self, contents: Sequence[Content | None]) -> list[AgentResponseUpdate]:
+        kept = [c for c in contents if c is not None]
+        if not kept:
+            return []
+        return [AgentResponseUpdate(contents=kept, role="assistant", author_name=self.author)]
+
+
+def _input_request(part: Part) -> Content | None:
+    """A status part of an input-required task as agentry content."""
+    if part.WhichOneof("content") == "data":
+        value = data_of(part)
+        data = cast("dict[str, Any]", value) if isinstance(value, dict) else {}
+        if data.get("kind") == INFO_REQUEST_KIND:
+            request_id = str(data.get("id") or "")
+            return Content.from_function_call(
+                call_id=request_id,
+                name=INFO_REQUEST_KIND,
+                arguments={"request_id": request_id, "data": data.get("data")},
+            )
+        if data.get("kind") == APPROVAL_REQUEST_KIND:
+            call = Content.from_function_call(
+                call_id=str(data.get("call_id") or data.get("id") or ""),
+                name=str(data.get("name") or ""),
+                arguments=cast("dict[str, Any]", data.get("arguments") or {}),
+            )
+            return Content.from_function_approval_request(
+                id=str(data.get("id") or ""), function_call=call
+            )
+    return part_to_content(part)

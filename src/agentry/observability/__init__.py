@@ -1,0 +1,45 @@
+"""Observability: OpenTelemetry spans and metrics (GenAI semantic conventions) and logging.
+
+Telemetry is off until you turn it on, and costs nothing while off: OpenTelemetry is only
+imported once it is enabled.
+
+Example:
+    >>> from agentry.observability import configure_otel
+    >>> setup = configure_otel("console")  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from agentry.observability._configure import ExporterChoice, OtelSetup, configure_otel
+from agentry.observability._logging import configure_logging, get_logger
+from agentry.observability._state import (
+    disable_instrumentation,
+    enable_instrumentation,
+    is_instrumentation_enabled,
+)
+
+__all__ = [
+    "ExporterChoice",
+    "OtelSetup",
+    "configure_logging",
+    "configure_otel",
+    "disable_instrumentation",
+    "enable_instrumentation",
+    "get_logger",
+    "is_instrumentation_enabled",
+    "traced_call",
+]
+
+if TYPE_CHECKING:
+    from agentry.observability._remote_spans import traced_call
+
+
+def __getattr__(name: str) -> Any:
+    # Loaded on first use: it imports OpenTelemetry.
+    if name == "traced_call":
+        from agentry.observability._remote_spans import traced_call
+
+        return traced_call
+    raise AttributeError(f"module 'agentry.observability' has no attribute {name!r}")

@@ -1,0 +1,172 @@
+"""Spans and metrics of chat calls: `chat {model}`, one per model call."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator, Awaitable
+from typing import Any
+
+from opentelemetry import trace
+from opentelemetry.trace import Span, SpanKind
+
+from agentry.observability import _state
+from agentry.observability._attributes import (
+    CONVERSATION_ID,
+    INPUT_MESSAGES,
+    OPERATION_NAME,
+    OUTPUT_MESSAGES,
+    PROVIDER_NAME,
+    REQUEST_MAX_TOKENS,
+    REQUEST_MODEL,
+    REQUEST_SEED,
+    REQUEST_STOP_SEQUENCES,
+    REQUEST_STREAM,
+    REQUEST_TEMPERATURE,
+    REQUEST_TOP_P,
+    RESPONSE_FINISH_REASONS,
+    RESPONSE_ID,
+    RESPONSE_MODEL,
+    SYSTEM_INSTRUCTIONS,
+    USAGE_INPUT_TOKENS,
+    USAGE_OUTPUT_TOKENS,
+    messages_json,
+)
+from agentry.observability._instruments import (
+    end_span,
+    fail_span,
+    instruments,
+    step_in_span,
+)
+from agentry.types import ChatOptions, ChatResponse, ChatResponseUpdate, Message
+
+__all__ = ["model_of", "provider_of", "traced_chat_response", "traced_chat_stream"]
+
+
+def provider_of(client: Any) -> str:
+    """The provider name of a chat client, as the conventions spell it."""
+    return str(getattr(client, "OTEL_PROVIDER_NAME", None) or "unknown")
+
+
+def model_of(client: Any, options: ChatOptions | None) -> str | None:
+    """The requested model: from the options, else the client's own setting."""
+    model = (options or {}).get("model")
+    if model is None:
+        model = getattr(client, "model_id", None) or getattr(client, "model", None)
+    return model if isinstance(model, str) else None
+
+
+async def traced_chat_response(
+    client: Any,
+    messages: list[Message],
+    options: ChatOptions,
+    response: Awaitable[ChatResponse],
+) -> ChatResponse:
+    """Await `response` inside a chat span."""
+    call = _ChatCall(client, messages, options, stream=False)
+    try:
+        with trace.use_span(
+            call.span, end_on_exit=False, record_exception=False, set_status_on_exception=False
+        ):
+            result = await response
+    except BaseException as error:
+        call.fail(error)
+        raise
+    call.finish(result)
+    return result
+
+
+async def traced_chat_stream(
+    client: Any,
+    messages: list[Message],
+    options: ChatOptions,
+    updates: AsyncIterator[ChatResponseUpdate],
+) -> AsyncIterator[ChatResponseUpdate]:
+    """Stream `updates` inside a chat span that ends with the stream."""
+    call = _ChatCall(client, messages, options, stream=True)
+    seen: list[ChatResponseUpdate] = []
+
+    def collect(update: ChatResponseUpdate) -> None:
+        if not seen:
+            call.instruments.record_first_chunk(call.started, call.metric_attributes)
+        seen.append(update)
+
+    iterator = step_in_span(call.span, updates, collect)
+    try:
+        async for update in iterator:
+            yield update
+    except GeneratorExit:  # the consumer stopped early: what was seen is the response
+        await iterator.aclose()
+        call.finish(_fold(seen, options))
+        raise
+    except BaseException as error:
+        call.fail(error)
+        raise
+    call.finish(_fold(seen, options))
+
+
+def _fold(updates: list[ChatResponseUpdate], options: ChatOptions) -> ChatResponse:
+    return ChatResponse.from_updates(updates, response_format=options.get("response_format"))
+
+
+class _ChatCall:
+    """One chat span with its metric attributes and start time."""
+
+    def __init__(
+        self, client: Any, messages: list[Message], options: ChatOptions, *, stream: bool
+    ) -> None:
+        self.instruments = instruments()
+        self.started = time.perf_counter()
+        model = model_of(client, options)
+        self.metric_attributes: dict[str, Any] = {
+            OPERATION_NAME: "chat",
+            PROVIDER_NAME: provider_of(client),
+            REQUEST_MODEL: model,
+        }
+        attributes: dict[str, Any] = {
+            **self.metric_attributes,
+            REQUEST_TEMPERATURE: options.get("temperature"),
+            REQUEST_TOP_P: options.get("top_p"),
+            REQUEST_MAX_TOKENS: options.get("max_tokens"),
+            REQUEST_SEED: options.get("seed"),
+            REQUEST_STOP_SEQUENCES: _stop_sequences(options.get("stop")),
+            REQUEST_STREAM: stream,
+            CONVERSATION_ID: options.get("conversation_id"),
+        }
+        if _state.sensitive_data:
+            attributes[INPUT_MESSAGES] = messages_json(messages)
+            instructions = options.get("instructions")
+            if instructions:
+                attributes[SYSTEM_INSTRUCTIONS] = messages_json([Message("system", [instructions])])
+        name = f"chat {model}" if model else "chat"
+        self.span: Span = self.instruments.start_span(name, attributes, kind=SpanKind.CLIENT)
+
+    def fail(self, error: BaseException) -> None:
+        fail_span(self.span, error)
+        self.span.end()
+        self.instruments.record_duration(self.started, self.metric_attributes, error)
+
+    def finish(self, response: ChatResponse) -> None:
+        usage: dict[str, Any] = dict(response.usage_details or {})
+        attributes: dict[str, Any] = {
+            RESPONSE_ID: response.response_id,
+            RESPONSE_MODEL: response.model,
+            RESPONSE_FINISH_REASONS: [response.finish_reason] if response.finish_reason else None,
+            USAGE_INPUT_TOKENS: usage.get("input_token_count"),
+            USAGE_OUTPUT_TOKENS: usage.get("output_token_count"),
+        }
+        if _state.sensitive_data:
+            attributes[OUTPUT_MESSAGES] = messages_json(
+                response.messages, finish_reason=response.finish_reason or "stop"
+            )
+        end_span(self.span, attributes)
+        metric_attributes = {**self.metric_attributes, RESPONSE_MODEL: response.model}
+        self.instruments.record_duration(self.started, metric_attributes)
+        self.instruments.record_tokens(usage, metric_attributes)
+
+
+def _stop_sequences(stop: Any) -> list[str] | None:
+    if stop is None:
+        return None
+    if isinstance(stop, str):
+        return [stop]
+    return [str(s) for s in stop]
