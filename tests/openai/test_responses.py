@@ -32,6 +32,8 @@ async def test_text_and_reasoning(replay: ReplayServer) -> None:
         "input_token_count": 30,
         "output_token_count": 20,
         "total_token_count": 50,
+        "reasoning_token_count": 8,
+        "cached_input_token_count": 0,
     }
     assert response.conversation_id is None  # nothing stored unless asked
     (body,) = replay.bodies
@@ -75,6 +77,8 @@ async def test_streamed_tool_calls_and_reasoning_through_an_agent(replay: Replay
         "input_token_count": 140,
         "output_token_count": 55,
         "total_token_count": 195,
+        "reasoning_token_count": 16,
+        "cached_input_token_count": 0,
     }
 
 

@@ -3,7 +3,7 @@ OpenAI-compatible servers (llama.cpp, vLLM, Ollama...)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from agentry.clients import BaseChatClient
@@ -13,11 +13,20 @@ from agentry.openai._settings import OpenAISettings, make_async_client
 from agentry.openai._shared import (
     function_result_text,
     iso_time,
+    option_instructions,
     response_format_schema,
     split_tools,
+    tool_choice_parts,
     usage_details,
 )
-from agentry.types import ChatOptions, ChatResponse, ChatResponseUpdate, Content, Message
+from agentry.types import (
+    ChatOptions,
+    ChatResponse,
+    ChatResponseUpdate,
+    Content,
+    Message,
+    UsageDetails,
+)
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -102,6 +111,9 @@ class OpenAIChatCompletionClient(BaseChatClient):
             "model": options.get("model") or self.model,
             "messages": [item for m in messages for item in _to_wire(m)],
         }
+        extra_instructions = option_instructions(messages, options)
+        if extra_instructions:
+            request["messages"].insert(0, {"role": "system", "content": extra_instructions})
         for key in (
             "temperature",
             "top_p",
@@ -131,18 +143,14 @@ class OpenAIChatCompletionClient(BaseChatClient):
             }
             for f in functions
         ] + raw_tools
+        choice = tool_choice_parts(options.get("tool_choice"))
         if tools:
             request["tools"] = tools
-            choice = options.get("tool_choice")
-            if isinstance(choice, Mapping):
-                name = choice.get("required_function_name")
+            if choice is not None:
+                mode, name = choice
                 request["tool_choice"] = (
-                    {"type": "function", "function": {"name": name}}
-                    if name
-                    else choice.get("mode", "auto")
+                    {"type": "function", "function": {"name": name}} if name else mode
                 )
-            elif choice is not None:
-                request["tool_choice"] = choice
             if options.get("allow_multiple_tool_calls") is not None:
                 request["parallel_tool_calls"] = options.get("allow_multiple_tool_calls")
         response_format = options.get("response_format")
@@ -179,11 +187,7 @@ class OpenAIChatCompletionClient(BaseChatClient):
             model=completion.model,
             created_at=iso_time(completion.created),
             finish_reason=finish_reason,
-            usage_details=usage_details(
-                usage.prompt_tokens, usage.completion_tokens, usage.total_tokens
-            )
-            if usage
-            else None,
+            usage_details=_usage(usage) if usage else None,
             response_format=options.get("response_format"),
             raw_representation=completion,
         )
@@ -216,9 +220,7 @@ class OpenAIChatCompletionClient(BaseChatClient):
                 )
         usage = chunk.usage
         if usage:
-            details = usage_details(
-                usage.prompt_tokens, usage.completion_tokens, usage.total_tokens
-            )
+            details = _usage(usage)
             if details:
                 contents.append(Content("usage", usage_details=details))
         return ChatResponseUpdate(
@@ -296,6 +298,8 @@ def _to_wire(message: Message) -> list[dict[str, Any]]:
             return results
         return [wire, *results]
     parts = [part for c in message.contents if (part := _user_part(c)) is not None]
+    if not parts:
+        return []  # only bookkeeping, such as tool-approval answers: nothing for the model
     if role == "system" or all(p["type"] == "text" for p in parts):
         text = "".join(p["text"] for p in parts)
         wire = {"role": role, "content": text}
@@ -337,3 +341,13 @@ def _arguments_text(content: Content) -> str:
 
 def _safe_author(name: str) -> str:
     return "".join(ch if ch.isalnum() or ch in "_-" else "_" for ch in name)[:64]
+
+
+def _usage(usage: Any) -> UsageDetails | None:
+    return usage_details(
+        usage.prompt_tokens,
+        usage.completion_tokens,
+        usage.total_tokens,
+        input_details=getattr(usage, "prompt_tokens_details", None),
+        output_details=getattr(usage, "completion_tokens_details", None),
+    )

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
 from agentry.clients import BaseChatClient
@@ -14,8 +15,10 @@ from agentry.openai._settings import OpenAISettings, make_async_client
 from agentry.openai._shared import (
     function_result_text,
     iso_time,
+    option_instructions,
     response_format_schema,
     split_tools,
+    tool_choice_parts,
     usage_details,
 )
 from agentry.types import ChatOptions, ChatResponse, ChatResponseUpdate, Content, Message
@@ -92,17 +95,25 @@ class OpenAIChatClient(BaseChatClient):
     ) -> AsyncIterator[ChatResponseUpdate]:
         request = self._request(messages, options)
         request["stream"] = True
-        call_ids: dict[str, tuple[str, str]] = {}  # item id -> (call id, name)
+        calls = _StreamedCalls()
+        response_id: str | None = None
         with translate_errors("the Responses API", self.client.base_url):
             stream = await self._create(**request)
             event: Any
             async for event in stream:
-                update = _parse_event(event, call_ids, options)
+                if event.type == "response.created":
+                    response_id = event.response.id
+                update = _parse_event(event, calls, options)
                 if update is not None:
+                    # The plain response's message carries the response id; so does the fold.
+                    update.message_id = update.message_id or response_id
                     yield update
 
     def _request(self, messages: list[Message], options: ChatOptions) -> dict[str, Any]:
         instructions = [m.text for m in messages if m.role == "system" and m.text]
+        extra_instructions = option_instructions(messages, options)
+        if extra_instructions:
+            instructions.append(extra_instructions)
         request: dict[str, Any] = {
             "model": options.get("model") or self.model,
             "input": [item for m in messages if m.role != "system" for item in _to_items(m)],
@@ -128,16 +139,12 @@ class OpenAIChatClient(BaseChatClient):
             }
             for f in functions
         ] + raw_tools
+        choice = tool_choice_parts(options.get("tool_choice"))
         if tools:
             request["tools"] = tools
-            choice = options.get("tool_choice")
-            if isinstance(choice, Mapping):
-                name = choice.get("required_function_name")
-                request["tool_choice"] = (
-                    {"type": "function", "name": name} if name else choice.get("mode", "auto")
-                )
-            elif choice is not None:
-                request["tool_choice"] = choice
+            if choice is not None:
+                mode, name = choice
+                request["tool_choice"] = {"type": "function", "name": name} if name else mode
             if options.get("allow_multiple_tool_calls") is not None:
                 request["parallel_tool_calls"] = options.get("allow_multiple_tool_calls")
         response_format = options.get("response_format")
@@ -151,13 +158,28 @@ class OpenAIChatClient(BaseChatClient):
 
 
 def _to_items(message: Message) -> list[dict[str, Any]]:
-    """One agentry message as Responses input items."""
+    """One agentry message as Responses input items.
+
+    Reasoning the service returned encrypted goes back first, so a model that reasons
+    keeps its thread when the conversation is not stored on the service.
+    """
+    reasoning: list[dict[str, Any]] = []
     items: list[dict[str, Any]] = []
     parts: list[dict[str, Any]] = []
     output = message.role == "assistant"
     for content in message.contents:
         kind = content.type
-        if kind == "text":
+        if kind == "text_reasoning" and output and content.protected_data and content.id:
+            summary = [{"type": "summary_text", "text": content.text}] if content.text else []
+            reasoning.append(
+                {
+                    "type": "reasoning",
+                    "id": content.id,
+                    "encrypted_content": content.protected_data,
+                    "summary": summary,
+                }
+            )
+        elif kind == "text":
             parts.append({"type": "output_text" if output else "input_text", "text": content.text})
         elif kind in ("data", "uri") and content.uri and not output:
             parts.append(_input_part(content))
@@ -183,7 +205,7 @@ def _to_items(message: Message) -> list[dict[str, Any]]:
             )
     if parts:
         items.insert(0, {"type": "message", "role": message.role, "content": parts})
-    return items
+    return [*reasoning, *items]
 
 
 def _input_part(content: Content) -> dict[str, Any]:
@@ -197,6 +219,11 @@ def _input_part(content: Content) -> dict[str, Any]:
 
 
 def _parse_response(response: Any, options: ChatOptions) -> ChatResponse:
+    if response.status == "failed":
+        error = getattr(response, "error", None)
+        raise ChatClientError(
+            f"the Responses API failed the response: {getattr(error, 'message', error)}"
+        )
     contents: list[Content] = []
     for item in response.output:
         kind = item.type
@@ -226,7 +253,13 @@ def _parse_response(response: Any, options: ChatOptions) -> ChatResponse:
         model=response.model,
         created_at=iso_time(response.created_at),
         finish_reason=_finish_reason(response, contents),
-        usage_details=usage_details(usage.input_tokens, usage.output_tokens, usage.total_tokens)
+        usage_details=usage_details(
+            usage.input_tokens,
+            usage.output_tokens,
+            usage.total_tokens,
+            input_details=getattr(usage, "input_tokens_details", None),
+            output_details=getattr(usage, "output_tokens_details", None),
+        )
         if usage
         else None,
         response_format=options.get("response_format"),
@@ -253,8 +286,17 @@ def _finish_reason(response: Any, contents: list[Content]) -> str:
     return "stop"
 
 
+@dataclass
+class _StreamedCalls:
+    """The function calls of one stream: ids and names by item id, and which calls had
+    their arguments streamed."""
+
+    by_item: dict[str, tuple[str, str]] = field(default_factory=dict[str, tuple[str, str]])
+    arguments_seen: set[str] = field(default_factory=set[str])
+
+
 def _parse_event(
-    event: Any, call_ids: dict[str, tuple[str, str]], options: ChatOptions
+    event: Any, calls: _StreamedCalls, options: ChatOptions
 ) -> ChatResponseUpdate | None:
     kind = event.type
     if kind == "response.output_text.delta":
@@ -263,13 +305,41 @@ def _parse_event(
         )
     if kind in ("response.reasoning_summary_text.delta", "response.reasoning_text.delta"):
         return ChatResponseUpdate(
-            contents=[Content("text_reasoning", text=event.delta)],
+            contents=[Content("text_reasoning", text=event.delta, id=event.item_id)],
             role="assistant",
             raw_representation=event,
         )
+    if kind == "response.reasoning_summary_part.added" and event.summary_index > 0:
+        # Non-streamed summaries are joined by a newline; a stream must fold to the same.
+        return ChatResponseUpdate(
+            contents=[Content("text_reasoning", text="\n", id=event.item_id)],
+            role="assistant",
+            raw_representation=event,
+        )
+    if kind == "response.output_item.done" and event.item.type == "function_call":
+        item = event.item
+        if item.call_id in calls.arguments_seen or not item.arguments:
+            return None
+        # Some compatible servers send a call's arguments only with the finished item.
+        return ChatResponseUpdate(
+            contents=[Content("function_call", call_id=item.call_id, arguments=item.arguments)],
+            role="assistant",
+            raw_representation=event,
+        )
+    if kind == "response.output_item.done" and event.item.type == "reasoning":
+        encrypted = getattr(event.item, "encrypted_content", None)
+        if encrypted:
+            reasoning = Content(
+                "text_reasoning", text="", protected_data=encrypted, id=event.item.id
+            )
+            return ChatResponseUpdate(
+                contents=[reasoning], role="assistant", raw_representation=event
+            )
     if kind == "response.output_item.added" and event.item.type == "function_call":
         item = event.item
-        call_ids[item.id or item.call_id] = (item.call_id, item.name)
+        calls.by_item[item.id or item.call_id] = (item.call_id, item.name)
+        if item.arguments:
+            calls.arguments_seen.add(item.call_id)
         return ChatResponseUpdate(
             contents=[
                 Content(
@@ -283,7 +353,8 @@ def _parse_event(
             raw_representation=event,
         )
     if kind == "response.function_call_arguments.delta":
-        call_id, name = call_ids.get(event.item_id, (event.item_id, None))
+        call_id, name = calls.by_item.get(event.item_id, (event.item_id, None))
+        calls.arguments_seen.add(call_id)
         return ChatResponseUpdate(
             contents=[Content("function_call", call_id=call_id, name=name, arguments=event.delta)],
             role="assistant",

@@ -7,16 +7,21 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any, cast
 
+from agentry.errors import ChatClientError
 from agentry.tools import FunctionTool, tool_result_to_text
-from agentry.types import Content, UsageDetails
+from agentry.types import ChatOptions, Content, Message, UsageDetails
 
 __all__ = [
     "function_result_text",
     "iso_time",
+    "option_instructions",
     "response_format_schema",
     "split_tools",
+    "tool_choice_parts",
     "usage_details",
 ]
+
+_TOOL_MODES = ("auto", "none", "required")
 
 
 def split_tools(tools: Sequence[Any] | None) -> tuple[list[FunctionTool], list[dict[str, Any]]]:
@@ -35,6 +40,27 @@ def split_tools(tools: Sequence[Any] | None) -> tuple[list[FunctionTool], list[d
     return functions, raw
 
 
+def tool_choice_parts(choice: Any) -> tuple[str, str | None] | None:
+    """(mode, required function name) of a tool choice; None when there is none.
+
+    Raises:
+        ChatClientError: `choice` is not a tool choice agentry knows.
+    """
+    if choice is None:
+        return None
+    if isinstance(choice, Mapping):
+        given = cast(Mapping[str, Any], choice)
+        mode, name = given.get("mode", "auto"), given.get("required_function_name")
+    else:
+        mode, name = choice, None
+    if mode not in _TOOL_MODES or (name is not None and not isinstance(name, str)):
+        raise ChatClientError(
+            "tool_choice must be 'auto', 'none', 'required' or "
+            f"{{'mode': 'required', 'required_function_name': name}}, not {choice!r}"
+        )
+    return mode, name
+
+
 def response_format_schema(response_format: Any) -> tuple[str, dict[str, Any], bool]:
     """(name, JSON schema, strict) for a pydantic model class or a JSON schema dict.
 
@@ -44,9 +70,14 @@ def response_format_schema(response_format: Any) -> tuple[str, dict[str, Any], b
     if isinstance(response_format, Mapping):
         schema = dict(cast(Mapping[str, Any], response_format))
         name = str(schema.get("title", "response"))
-    else:
+    elif callable(getattr(response_format, "model_json_schema", None)):
         schema = response_format.model_json_schema()
         name = response_format.__name__
+    else:
+        raise ChatClientError(
+            "response_format must be a pydantic model class or a JSON schema dict, "
+            f"not {response_format!r}"
+        )
     strict_schema = copy.deepcopy(schema)
     strict = _make_strict(strict_schema)
     return _safe_name(name), strict_schema if strict else schema, strict
@@ -77,9 +108,18 @@ def _safe_name(name: str) -> str:
 
 
 def usage_details(
-    input_tokens: int | None, output_tokens: int | None, total_tokens: int | None
+    input_tokens: int | None,
+    output_tokens: int | None,
+    total_tokens: int | None,
+    *,
+    input_details: Any = None,
+    output_details: Any = None,
 ) -> UsageDetails | None:
-    """Usage in agentry's terms, or `None` when the service reported none."""
+    """Usage in agentry's terms, or `None` when the service reported none.
+
+    The provider's token details add `reasoning_token_count` and
+    `cached_input_token_count` where it reports them.
+    """
     if input_tokens is None and output_tokens is None and total_tokens is None:
         return None
     usage = UsageDetails()
@@ -89,6 +129,13 @@ def usage_details(
         usage["output_token_count"] = output_tokens
     if total_tokens is not None:
         usage["total_token_count"] = total_tokens
+    extra = cast(dict[str, Any], usage)
+    reasoning = getattr(output_details, "reasoning_tokens", None)
+    if isinstance(reasoning, int):
+        extra["reasoning_token_count"] = reasoning
+    cached = getattr(input_details, "cached_tokens", None)
+    if isinstance(cached, int):
+        extra["cached_input_token_count"] = cached
     return usage
 
 
@@ -102,3 +149,14 @@ def iso_time(timestamp: float | None) -> str | None:
 def function_result_text(content: Content) -> str:
     """A function result as the text the model reads."""
     return tool_result_to_text(content.result)
+
+
+def option_instructions(messages: Sequence[Message], options: ChatOptions) -> str | None:
+    """`options["instructions"]`, unless a system message already carries them (an agent
+    puts its instructions in the system message and may pass them in options too)."""
+    instructions = options.get("instructions")
+    if not instructions:
+        return None
+    if any(m.role == "system" and instructions in m.text for m in messages):
+        return None
+    return instructions
