@@ -183,16 +183,19 @@ class ScriptedChatClient(BaseChatClient):
         ):
             yield update
             return
+        pieces: list[list[Content]] = []
         for content in update.contents:
             if content.type != "text":
-                yield _like(update, [content])
+                pieces.append([content])
                 continue
             text = content.text or ""
-            for start in range(0, len(text), size):
-                yield _like(update, [Content("text", text=text[start : start + size])])
-        if update.finish_reason is not None:
-            yield _like(update, [], finish_reason=update.finish_reason)
-
+            pieces.extend(
+                [Content("text", text=text[start : start + size])]
+                for start in range(0, len(text), size)
+            )
+        for index, piece in enumerate(pieces):
+            last = index == len(pieces) - 1
+            yield _like(update, piece, finish_reason=update.finish_reason if last else None)
 
 def _like(
     update: ChatResponseUpdate, contents: list[Content], finish_reason: str | None = None
