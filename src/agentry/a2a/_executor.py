@@ -29,6 +29,7 @@ from agentry.a2a._parts import (
 )
 from agentry.a2a._sessions import ContextSessionStore, InMemoryContextSessionStore
 from agentry.agents import SupportsAgentRun
+from agentry.observability import _state as telemetry
 from agentry.sessions import AgentSession
 from agentry.types import AgentResponseUpdate, Content, Message
 
@@ -98,7 +99,22 @@ class AgentryAgentExecutor(AgentExecutor):
             session: AgentSession | None = None
             try:
                 session = await self._load_session(context_id)
-                await self._run(user_message, session, context_id, task_id, updater)
+                run = self._run(user_message, session, context_id, task_id, updater)
+                if telemetry.enabled:  # telemetry hook
+                    from agentry.observability import traced_call
+
+                    await traced_call(
+                        f"SendMessage {getattr(self.agent, 'name', None) or 'agent'}",
+                        {
+                            "a2a.method": "SendMessage",
+                            "a2a.task.id": task_id,
+                            "a2a.context.id": context_id,
+                        },
+                        run,
+                        side="server",
+                    )
+                else:
+                    await run
             except asyncio.CancelledError:
                 if session is not None:
                     await self.sessions.save(context_id, session)

@@ -197,6 +197,7 @@ class ScriptedChatClient(BaseChatClient):
             last = index == len(pieces) - 1
             yield _like(update, piece, finish_reason=update.finish_reason if last else None)
 
+
 def _like(
     update: ChatResponseUpdate, contents: list[Content], finish_reason: str | None = None
 ) -> ChatResponseUpdate:
