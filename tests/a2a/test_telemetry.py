@@ -44,4 +44,5 @@ async def test_served_requests_are_server_spans(spans: InMemorySpanExporter) -> 
     assert served.attributes["a2a.context.id"] == task.context_id
     run = next(s for name, s in finished.items() if name.startswith("invoke_agent"))
     assert run.parent is not None
+    assert served.context is not None
     assert run.parent.span_id == served.context.span_id
