@@ -141,3 +141,20 @@ async def test_each_build_is_independent() -> None:
     assert first is not second
     assert texts((await first.run("x")).get_outputs()[0]) == ["One."]
     assert texts((await second.run("y")).get_outputs()[0]) == ["Again."]
+
+
+async def test_as_agent_keeps_each_sessions_conversation_apart() -> None:
+    helper = scripted("helper", "First answer.", "Second answer.", "Third answer.")
+    agent = SequentialOrchestrator(participants=[helper]).as_agent()
+    ada, bob = agent.create_session(), agent.create_session()
+
+    await agent.run("Ada's first question", session=ada)
+    await agent.run("Bob's question", session=bob)
+    await agent.run("Ada's second question", session=ada)
+
+    assert seen(helper, 1) == [("user", "Bob's question")]
+    assert seen(helper, 2) == [
+        ("user", "Ada's first question"),
+        ("assistant", "First answer."),
+        ("user", "Ada's second question"),
+    ]

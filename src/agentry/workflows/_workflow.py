@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 from agentry.types import ResponseStream
-from agentry.workflows._checkpoint import CheckpointStorage
+from agentry.workflows._checkpoint import CheckpointStorage, WorkflowCheckpoint
 from agentry.workflows._edge_runner import compile_routers
 from agentry.workflows._edges import EdgeGroup, SwitchCaseEdgeGroup, SwitchCaseEdgeGroupDefault
 from agentry.workflows._encoding import CheckpointTypeRegistry
@@ -270,6 +270,35 @@ class Workflow:
             apply_responses(run, plan.responses)
         self._run = run
         return run, list(run.pending_requests.values())
+
+    async def save_run(self) -> WorkflowCheckpoint:
+        """A checkpoint of the current run and executor state, not saved anywhere.
+
+        Before the first run it holds the executors' initial state. With `restore_run`,
+        this lets one workflow serve several conversations in turn.
+        """
+        from agentry.workflows._checkpointing import checkpoint_of
+
+        self._check_idle("save its run")
+        return await checkpoint_of(self, self._run or RunState())
+
+    async def restore_run(self, checkpoint: WorkflowCheckpoint) -> None:
+        """Make the run a checkpoint holds the current one, restoring executor state.
+
+        Raises:
+            WorkflowCheckpointException: The checkpoint is from another workflow or
+                holds types this workflow does not know.
+        """
+        from agentry.workflows._checkpointing import restore_run
+
+        self._check_idle("restore a run")
+        self._run = await restore_run(self, checkpoint)
+
+    def _check_idle(self, action: str) -> None:
+        if self._running:
+            raise WorkflowRunnerException(
+                f"workflow {self.name!r} is running; wait for its run to end to {action}"
+            )
 
     def _enter(self) -> None:
         if self._running:

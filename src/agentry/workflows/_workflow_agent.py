@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import dataclasses
 import json
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Sequence
 from typing import TYPE_CHECKING, Any, Literal, cast, overload
 
 from agentry.agents import BaseAgent
@@ -20,6 +22,7 @@ from agentry.types import (
     ResponseStream,
     normalize_messages,
 )
+from agentry.workflows._checkpoint import WorkflowCheckpoint
 from agentry.workflows._events import WorkflowEvent
 
 if TYPE_CHECKING:
@@ -33,6 +36,9 @@ __all__ = ["REQUEST_INFO_FUNCTION", "WorkflowAgent"]
 REQUEST_INFO_FUNCTION = "request_info"
 """The function name under which a workflow's requests appear as function calls."""
 
+_SESSION_STATE_KEY = "agentry.workflow_run"
+"""Where a session keeps its conversation's workflow run (a checkpoint, as JSON)."""
+
 
 class WorkflowAgent(BaseAgent):
     """A workflow used as an agent. Create it with `workflow.as_agent()`.
@@ -45,6 +51,14 @@ class WorkflowAgent(BaseAgent):
     as a `function_call` named `request_info` whose call id is the request id. Answer them
     in the next run's messages (an approval response, or a function result with that call
     id) to continue the workflow.
+
+    Each session is its own conversation. A new run with `session=` gets the session's
+    conversation so far followed by the new messages as its input; the session keeps the
+    conversation and the workflow's run (pending requests, executor state) in
+    `session.state`, as JSON, so it survives serialising the session. A new session starts
+    from the executors' initial state. Runs of one `WorkflowAgent` take turns, as they
+    share the workflow. Runs without a session get only their own messages and continue
+    whatever run the workflow holds.
 
     Example:
         >>> from agentry.workflows import WorkflowBuilder, WorkflowContext, executor
@@ -79,6 +93,8 @@ class WorkflowAgent(BaseAgent):
         )
         self.workflow = workflow
         self._approvals: dict[str, str] = {}
+        self._turns = asyncio.Lock()
+        self._initial_state: WorkflowCheckpoint | None = None
 
     @overload
     def run(
@@ -111,7 +127,7 @@ class WorkflowAgent(BaseAgent):
         """Run the workflow on `messages` (or continue it with answers in `messages`)."""
 
         def core(context: AgentContext) -> AsyncIterator[AgentResponseUpdate]:
-            return self._updates(context.messages, stream)
+            return self._updates(context.messages, stream, context.session)
 
         return run_with_agent_middleware(
             self,
@@ -125,25 +141,69 @@ class WorkflowAgent(BaseAgent):
         )
 
     async def _updates(
-        self, messages: list[Message], stream: bool
+        self, messages: list[Message], stream: bool, session: AgentSession | None
     ) -> AsyncIterator[AgentResponseUpdate]:
+        async with self._turns:
+            history = await self._resume_conversation(session) if session is not None else []
+            produced: list[AgentResponseUpdate] = []
+            try:
+                updates = self._workflow_updates(messages, stream, history)
+                async with contextlib.aclosing(updates) as run:
+                    async for update in run:
+                        produced.append(update)
+                        yield update
+            finally:
+                if session is not None:
+                    said = AgentResponse.from_updates(produced).messages
+                    await self._keep_conversation(session, [*history, *_chat(messages + said)])
+
+    async def _resume_conversation(self, session: AgentSession) -> list[Message]:
+        """Make `session`'s workflow run (or a fresh start) the workflow's current one;
+        the session's conversation so far."""
+        if self._initial_state is None:
+            self._initial_state = await self.workflow.save_run()
+        saved = session.state.get(_SESSION_STATE_KEY)
+        if saved is None:
+            await self.workflow.restore_run(self._initial_state)
+            self._approvals = {}
+            return []
+        await self.workflow.restore_run(WorkflowCheckpoint.from_json(saved["run"]))
+        self._approvals = dict(saved["approvals"])
+        return [Message.from_dict(m) for m in json.loads(saved["history"])]
+
+    async def _keep_conversation(self, session: AgentSession, history: list[Message]) -> None:
+        checkpoint = await self.workflow.save_run()
+        session.state[_SESSION_STATE_KEY] = {
+            "run": checkpoint.to_json(),
+            "approvals": dict(self._approvals),
+            # JSON text: session state reads dicts with a "type" key as typed values
+            "history": json.dumps([m.to_dict() for m in history]),
+        }
+
+    async def _workflow_updates(
+        self, messages: list[Message], stream: bool, history: list[Message]
+    ) -> AsyncGenerator[AgentResponseUpdate, None]:
         responses = self._answers_in(messages)
+        conversation = [*history, *messages]
         if stream:
             events: Any = (
                 self.workflow.run(responses=responses, stream=True)
                 if responses
-                else self.workflow.run(messages, stream=True)
+                else self.workflow.run(conversation, stream=True)
             )
         else:
             events = await (
-                self.workflow.run(responses=responses) if responses else self.workflow.run(messages)
+                self.workflow.run(responses=responses)
+                if responses
+                else self.workflow.run(conversation)
             )
-        async for event in _aiter(events):
-            if event.type == "output":
-                for update in self._output_updates(event):
-                    yield update
-            elif event.type == "request_info":
-                yield self._request_update(event)
+        async with contextlib.aclosing(_aiter(events)) as workflow_events:
+            async for event in workflow_events:
+                if event.type == "output":
+                    for update in self._output_updates(event):
+                        yield update
+                elif event.type == "request_info":
+                    yield self._request_update(event)
 
     def _answers_in(self, messages: list[Message]) -> dict[str, Any]:
         """Answers to the workflow's pending requests found in the input messages."""
@@ -205,10 +265,43 @@ class WorkflowAgent(BaseAgent):
         )
 
 
-async def _aiter(events: Any) -> AsyncIterator[WorkflowEvent[Any]]:
+_PROTOCOL_CONTENT = frozenset(
+    {
+        "function_call",
+        "function_result",
+        "function_approval_request",
+        "function_approval_response",
+    }
+)
+
+
+def _chat(messages: list[Message]) -> list[Message]:
+    """The conversational part of `messages`: without requests to and answers from the
+    user, which belong to the workflow's run, not to the conversation."""
+    kept: list[Message] = []
+    for message in messages:
+        contents = [c for c in message.contents if c.type not in _PROTOCOL_CONTENT]
+        if contents:
+            kept.append(
+                Message(
+                    message.role,
+                    contents,
+                    author_name=message.author_name,
+                    message_id=message.message_id,
+                    additional_properties=message.additional_properties,
+                )
+            )
+    return kept
+
+
+async def _aiter(events: Any) -> AsyncGenerator[WorkflowEvent[Any], None]:
     if hasattr(events, "__aiter__"):
-        async for event in events:
-            yield event
+        try:
+            async for event in events:
+                yield event
+        finally:
+            # a consumer that stops early ends the workflow's run too
+            await events.aclose()
     else:
         for event in events:
             yield event
