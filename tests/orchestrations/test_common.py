@@ -99,12 +99,19 @@ async def test_as_agent_answers_with_the_output(
     assert [m.text for m in (await agent.run("Start.")).messages] == expected
 
 
-async def test_as_agent_streams_too(
+async def test_as_agent_streams_each_speakers_reply_as_it_comes_and_ends_with_the_output(
     case: tuple[Callable[[], Orchestrator], list[str], list[str]],
 ) -> None:
-    make, _, expected = case
-    updates = [u async for u in make().as_agent().run("Start.", stream=True)]
-    assert [u.text for u in updates] == expected
+    make, speakers, expected = case
+    stream = make().as_agent().run("Start.", stream=True)
+    updates = [u async for u in stream]
+    final = await stream.get_final_response()
+
+    assert set(speakers) <= {u.author_name for u in updates}
+    said = [m.text for m in final.messages if m.text]
+    assert said[-len(expected) :] == expected
+    # an output message already streamed is not repeated
+    assert len(said) == len(set(said))
 
 
 def test_the_builder_options_are_the_same_everywhere(

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from agentry import AgentResponse, AgentResponseUpdate, Message
+from agentry import Agent, AgentResponse, AgentResponseUpdate, Message
 from agentry.clients.scripted import ScriptedChatClient
 from agentry.orchestrations import (
     AGENT_TURN_EVENT,
@@ -157,4 +157,26 @@ async def test_as_agent_keeps_each_sessions_conversation_apart() -> None:
         ("user", "Ada's first question"),
         ("assistant", "First answer."),
         ("user", "Ada's second question"),
+    ]
+
+
+async def test_as_agent_streams_the_agents_tokens_as_they_come() -> None:
+    a = Agent(client=ScriptedChatClient(["Hello from a."], chunk_size=4), name="a")
+    b = Agent(client=ScriptedChatClient(["Then b."], chunk_size=4), name="b")
+    stream = SequentialOrchestrator(participants=[a, b]).as_agent().run("Go.", stream=True)
+
+    chunks = [(u.author_name, u.text) async for u in stream]
+
+    assert chunks == [
+        ("a", "Hell"),
+        ("a", "o fr"),
+        ("a", "om a"),
+        ("a", "."),
+        ("b", "Then"),
+        ("b", " b."),
+    ]
+    final = await stream.get_final_response()
+    assert [(m.author_name, m.text) for m in final.messages] == [
+        ("a", "Hello from a."),
+        ("b", "Then b."),
     ]

@@ -24,6 +24,7 @@ from agentry.types import (
 )
 from agentry.workflows._checkpoint import WorkflowCheckpoint
 from agentry.workflows._events import WorkflowEvent
+from agentry.workflows._streamed_replies import StreamedReplies
 
 if TYPE_CHECKING:
     from agentry.middleware._base import MiddlewareTypes
@@ -197,13 +198,21 @@ class WorkflowAgent(BaseAgent):
                 if responses
                 else self.workflow.run(conversation)
             )
+        streamed = StreamedReplies()
         async with contextlib.aclosing(_aiter(events)) as workflow_events:
             async for event in workflow_events:
                 if event.type == "output":
                     for update in self._output_updates(event):
-                        yield update
+                        if not streamed.already_shown(update):
+                            yield update
                 elif event.type == "request_info":
                     yield self._request_update(event)
+                elif not stream:
+                    continue
+                elif event.type == "intermediate" and isinstance(event.data, AgentResponseUpdate):
+                    yield streamed.shown(event.data, event.executor_id or "")
+                elif event.type == "executor_invoked":
+                    streamed.executor_invoked(event.executor_id or "")
 
     def _answers_in(self, messages: list[Message]) -> dict[str, Any]:
         """Answers to the workflow's pending requests found in the input messages."""
