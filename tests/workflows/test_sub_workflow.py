@@ -92,6 +92,58 @@ async def test_a_streaming_parent_sees_sub_workflow_outputs_as_they_come() -> No
     assert outputs == ["first", "second"]
 
 
+def progress_workflow() -> Workflow:
+    @executor
+    async def work(text: str, ctx: WorkflowContext[str, str]) -> None:
+        await ctx.yield_output(f"working on {text}")
+        await ctx.send_message(text.upper())
+
+    @executor
+    async def finish(text: str, ctx: WorkflowContext[Never, str]) -> None:
+        await ctx.yield_output(f"{text}!")
+
+    return (
+        WorkflowBuilder(
+            name="progress",
+            start_executor=work,
+            output_from=[finish],
+            intermediate_output_from=[work],
+        )
+        .add_edge(work, finish)
+        .build()
+    )
+
+
+async def test_sub_workflow_intermediate_outputs_become_its_executors() -> None:
+    parent = WorkflowBuilder(
+        start_executor=WorkflowExecutor(progress_workflow(), id="sub", allow_direct_output=True)
+    ).build()
+
+    events = [e async for e in parent.run("go", stream=True)]
+
+    assert [
+        (e.type, e.executor_id, e.data) for e in events if e.type in ("output", "intermediate")
+    ] == [
+        ("intermediate", "sub", "working on go"),
+        ("output", "sub", "GO!"),
+    ]
+
+
+async def test_a_hidden_sub_workflow_executor_hides_its_intermediate_outputs_too() -> None:
+    sub = WorkflowExecutor(progress_workflow(), id="sub")
+
+    @executor
+    async def show(text: str, ctx: WorkflowContext[Never, str]) -> None:
+        await ctx.yield_output(f"shown: {text}")
+
+    parent = WorkflowBuilder(start_executor=sub, output_from=[show]).add_edge(sub, show).build()
+
+    result = await parent.run("go")
+
+    assert result.get_outputs() == ["shown: GO!"]
+    assert result.get_intermediate_outputs() == []
+
+
 async def test_a_failing_sub_workflow_fails_the_parent_naming_both() -> None:
     @executor
     async def broken(text: str, ctx: WorkflowContext[str]) -> None:

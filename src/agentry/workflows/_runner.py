@@ -105,6 +105,12 @@ class Runner:
         elif kind == "intermediate":
             self._sink(quick_event("intermediate", output, executor_id, None))
 
+    def pass_on_intermediate_output(self, executor_id: str, output: Any) -> None:
+        """Report a sub-workflow's Intermediate Output as its executor's, unless the
+        executor's outputs are hidden."""
+        if self._kinds.get(executor_id, self._default_kind) is not None:
+            self._sink(quick_event("intermediate", output, executor_id, None))
+
     def request_info(
         self, executor_id: str, data: Any, response_type: Any, request_id: str | None
     ) -> str:

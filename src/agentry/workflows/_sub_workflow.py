@@ -21,7 +21,9 @@ class WorkflowExecutor(Executor):
     """Runs a workflow for each message it receives, inside a parent workflow.
 
     The sub-workflow's Workflow Output is sent on to the parent's next executors (or, with
-    `allow_direct_output=True`, yielded as the parent's own output). Its requests bubble up
+    `allow_direct_output=True`, yielded as the parent's own output); its Intermediate
+    Output becomes this executor's (unless the parent hides this executor's outputs), so a
+    streaming caller sees inner agents' updates live. Its requests bubble up
     as requests of the parent run, under the same request ids; answering them in the parent
     continues the sub-workflow. Inputs that arrive while the sub-workflow waits for answers
     are queued and run, in order, after it finishes.
@@ -119,6 +121,8 @@ class WorkflowExecutor(Executor):
                     hooks.yield_output(self.id, event.data)
                 else:
                     outbox.append((event.data, None))
+            elif event.type == "intermediate":
+                hooks.pass_on_intermediate_output(self.id, event.data)
             elif event.type == "request_info":
                 hooks.request_info(self.id, event.data, event.response_type, event.request_id)
 
