@@ -166,3 +166,27 @@ async def test_an_unreachable_server_is_a_clear_error() -> None:
         ChatClientError, match=r"cannot reach the Chat Completions API at http://127\.0\.0\.1:9"
     ):
         await client.get_response("hi")
+
+
+@pytest.mark.recording("chat_text")
+async def test_max_tokens_can_go_in_max_completion_tokens(replay: ReplayServer) -> None:
+    client = _client(replay, max_tokens_parameter="max_completion_tokens")
+
+    await client.get_response("Capital of France?", options={"max_tokens": 50})
+
+    (body,) = replay.bodies
+    assert body["max_completion_tokens"] == 50
+    assert "max_tokens" not in body
+
+
+def test_max_tokens_goes_where_the_server_expects_it_by_default(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    openai = OpenAIChatCompletionClient(model="gpt-5-mini", api_key="sk-test")
+    local = OpenAIChatCompletionClient(
+        model="qwen", api_key="none", base_url="http://127.0.0.1:8080/v1"
+    )
+
+    assert openai.max_tokens_parameter == "max_completion_tokens"
+    assert local.max_tokens_parameter == "max_tokens"

@@ -4,7 +4,7 @@ OpenAI-compatible servers (llama.cpp, vLLM, Ollama...)."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from agentry.clients import BaseChatClient
 from agentry.middleware import MiddlewareTypes
@@ -36,6 +36,9 @@ __all__ = ["OpenAIChatCompletionClient"]
 _MODEL_ENV = ("OPENAI_CHAT_MODEL", "OPENAI_MODEL")
 # Fields a reply may carry reasoning in: servers differ (llama.cpp, vLLM, DeepSeek...).
 _REASONING_FIELDS = ("reasoning_content", "reasoning")
+_OPENAI_HOST = "api.openai.com"
+
+MaxTokensParameter = Literal["max_tokens", "max_completion_tokens"]
 
 
 class OpenAIChatCompletionClient(BaseChatClient):
@@ -49,6 +52,10 @@ class OpenAIChatCompletionClient(BaseChatClient):
         timeout: Seconds per request (the SDK's default otherwise).
         max_retries: Retries of failed requests (the SDK's default otherwise).
         default_headers: Headers sent with every request.
+        max_tokens_parameter: The request field `max_tokens` of the options goes in.
+            OpenAI wants `max_completion_tokens` (its reasoning models refuse
+            `max_tokens`); many other servers only know `max_tokens`. Default:
+            `max_completion_tokens` for OpenAI's own API, `max_tokens` for other servers.
         middleware: Chat middleware.
 
     Example:
@@ -67,6 +74,7 @@ class OpenAIChatCompletionClient(BaseChatClient):
         timeout: float | None = None,
         max_retries: int | None = None,
         default_headers: dict[str, str] | None = None,
+        max_tokens_parameter: MaxTokensParameter | None = None,
         middleware: Sequence[MiddlewareTypes] | None = None,
     ) -> None:
         super().__init__(middleware=middleware)
@@ -76,6 +84,9 @@ class OpenAIChatCompletionClient(BaseChatClient):
         self.model = settings.model
         self.client = client or make_async_client(
             settings, timeout=timeout, max_retries=max_retries, default_headers=default_headers
+        )
+        self.max_tokens_parameter: MaxTokensParameter = max_tokens_parameter or (
+            "max_completion_tokens" if self.client.base_url.host == _OPENAI_HOST else "max_tokens"
         )
 
     @property
@@ -117,7 +128,6 @@ class OpenAIChatCompletionClient(BaseChatClient):
         for key in (
             "temperature",
             "top_p",
-            "max_tokens",
             "seed",
             "frequency_penalty",
             "presence_penalty",
@@ -128,6 +138,8 @@ class OpenAIChatCompletionClient(BaseChatClient):
         ):
             if options.get(key) is not None:
                 request[key] = options.get(key)
+        if options.get("max_tokens") is not None:
+            request[self.max_tokens_parameter] = options.get("max_tokens")
         stop = options.get("stop")
         if stop:
             request["stop"] = [stop] if isinstance(stop, str) else list(stop)
