@@ -134,16 +134,19 @@ class ClassSkill(Skill):
         return _mark("script", method, name, description)
 
     def _class_content(self) -> str:
-        content = type(self).__dict__.get("content")
-        if isinstance(content, str):
-            return content
-        doc = type(self).__doc__
-        if not doc:
-            raise SkillError(
-                f"{type(self).__name__} has no instructions: give the class a docstring, "
-                "a content class attribute, or pass content="
-            )
-        return inspect.cleandoc(doc)
+        """The nearest class's `content` attribute or docstring, subclasses first."""
+        for klass in type(self).__mro__:
+            if klass is ClassSkill:
+                break
+            content = vars(klass).get("content")
+            if isinstance(content, str):
+                return content
+            if klass.__doc__:
+                return inspect.cleandoc(klass.__doc__)
+        raise SkillError(
+            f"{type(self).__name__} has no instructions: give the class a docstring, "
+            "a content class attribute, or pass content="
+        )
 
 
 def _mark(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shutil
 import signal
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
 
 __all__ = ["SkillScriptResult", "SkillScriptRunner", "SubprocessScriptRunner"]
 
+_REAP_SECONDS = 5.0
 TRUNCATION_MARKER = "\n[output truncated: {dropped} more bytes after the first {limit}]"
 
 
@@ -136,7 +138,9 @@ class SubprocessScriptRunner:
         except asyncio.TimeoutError:
             timed_out = True
             _kill(process)
-            await process.wait()
+            with contextlib.suppress(asyncio.TimeoutError):
+                # A process that left the group may still hold the pipes; do not wait on it.
+                await asyncio.wait_for(process.wait(), _REAP_SECONDS)
         except BaseException:
             _kill(process)
             raise
