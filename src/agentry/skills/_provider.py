@@ -237,7 +237,9 @@ def _add(skills: dict[str, Skill], skill: Skill) -> None:
 
 def _origin(skill: Skill) -> str:
     directory = skill.directory
-    return f"{directory}" if directory is not None else f"a {type(skill).__name__} in code"
+    if directory is not None:
+        return f"the skill in {directory}"
+    return f"the code-defined {type(skill).__name__}"
 
 
 def _item_line(name: str, description: str | None) -> str:
