@@ -3,6 +3,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -326,6 +327,20 @@ async def test_a_refused_script_is_reported_to_the_model(tmp_path: Path) -> None
     result = await provider.run_skill_script("sneaky", "escape")
     assert result.startswith("Error: refusing script 'escape':")
     assert "leads outside the skill directory" in result
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="symbolic links need privileges on Windows")
+async def test_a_resource_turned_into_an_outside_link_is_not_read(tmp_path: Path) -> None:
+    (tmp_path / "secret.txt").write_text("password", encoding="utf-8")
+    directory = write_skill(tmp_path / "skills", "files", files={"references/a.md": "fine"})
+    provider = SkillsProvider(tmp_path / "skills")
+    assert await provider.read_skill_resource("files", "references/a.md") == "fine"
+    (directory / "references/a.md").unlink()
+    (directory / "references/a.md").symlink_to(tmp_path / "secret.txt")
+    result = await provider.read_skill_resource("files", "references/a.md")
+    assert result.startswith("Error: ")
+    assert "leads outside the skill directory" in result
+    assert "password" not in result
 
 
 # endregion

@@ -159,6 +159,38 @@ def _alive(pid: int) -> bool:
     return True
 
 
+@posix_only
+async def test_a_cancelled_run_kills_the_script(tmp_path: Path) -> None:
+    pid_file = tmp_path / "pid"
+    skill = _skill(
+        tmp_path,
+        {
+            "scripts/hang.py": (
+                "import os, time\n"
+                f"open({str(pid_file)!r}, 'w').write(str(os.getpid()))\n"
+                "time.sleep(60)\n"
+            )
+        },
+    )
+    script = skill.get_script("scripts/hang.py")
+    assert script is not None
+    task = asyncio.ensure_future(SubprocessScriptRunner(timeout=60)(skill, script, []))
+    await asyncio.wait_for(_exists(pid_file), timeout=10)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    await asyncio.wait_for(_gone(int(pid_file.read_text())), timeout=10)
+
+
+async def _exists(path: Path) -> None:
+    while not _written(path):
+        await asyncio.sleep(0.05)
+
+
+def _written(path: Path) -> bool:
+    return path.exists() and bool(path.read_text())
+
+
 async def test_huge_output_is_cut_with_a_marker(tmp_path: Path) -> None:
     skill = _skill(
         tmp_path,

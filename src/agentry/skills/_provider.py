@@ -130,6 +130,9 @@ class SkillsProvider(ContextProvider):
     async def read_skill_resource(self, skill: str, resource: str) -> Any:
         """The content of one of a skill's resources.
 
+        A resource that refuses to be read (a file now linking outside its skill, say) gives
+        an error text rather than raising.
+
         Raises:
             ToolArgumentsError: There is no such skill or resource.
         """
@@ -140,7 +143,10 @@ class SkillsProvider(ContextProvider):
             raise ToolArgumentsError(
                 f"skill {skill!r} has no resource {resource!r}; its resources: {names}"
             )
-        return await item.read()
+        try:
+            return await item.read()
+        except SkillError as error:
+            return f"Error: {error}"
 
     async def run_skill_script(
         self, skill: str, script: str, args: ScriptArguments | None = None
