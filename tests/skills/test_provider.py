@@ -406,3 +406,24 @@ async def test_an_agent_uses_a_skill_directory_end_to_end(tmp_path: Path) -> Non
         "truncated": False,
     }
     assert json.loads(tool_result_to_text(result))["stdout"] == "4 words\n"  # what a model reads
+
+
+async def test_a_streamed_run_loads_skills_and_asks_before_a_script() -> None:
+    skill = _inline("alpha", scripts=[SkillScript("s", function=lambda: "ran")])
+    client = ScriptedChatClient(
+        [
+            call("load_skill", {"name": "alpha"}, call_id="load"),
+            call("run_skill_script", {"skill": "alpha", "script": "s"}, call_id="run"),
+        ]
+    )
+    agent = Agent(client=client, context_providers=[SkillsProvider(skills=[skill])])
+
+    async def collect() -> list[Any]:
+        stream = agent.run("go", stream=True, session=agent.create_session())
+        return [c async for update in stream for c in update.contents]
+
+    contents = await asyncio.wait_for(collect(), timeout=30)
+    results = [c.result for c in contents if c.type == "function_result"]
+    assert results[0].startswith("Instructions of alpha.")
+    requests = [c for c in contents if c.type == "function_approval_request"]
+    assert [r.id for r in requests] == ["run"]
