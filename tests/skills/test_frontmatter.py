@@ -83,9 +83,9 @@ def test_license_must_be_text() -> None:
 
 
 def test_allowed_tools_must_be_a_list_of_names() -> None:
-    with pytest.raises(SkillError, match="'allowed_tools' must be a list"):
+    with pytest.raises(SkillError, match=r"'allowed_tools' .* must be a list of tool names"):
         _frontmatter(allowed_tools="read_file")
-    with pytest.raises(SkillError, match="'allowed_tools' must be a list"):
+    with pytest.raises(SkillError, match=r"'allowed_tools' .* must be a list of tool names"):
         _frontmatter(allowed_tools=["read_file", 3])
 
 

@@ -59,7 +59,10 @@ class SkillFrontmatter:
         if self.allowed_tools is not None:
             tools: Any = self.allowed_tools
             if isinstance(tools, str) or not all(isinstance(t, str) and t for t in tools):
-                raise SkillError("skill field 'allowed_tools' must be a list of tool names")
+                raise SkillError(
+                    "skill field 'allowed_tools' (allowed-tools in SKILL.md) must be a list of "
+                    "tool names"
+                )
             self.allowed_tools = list(cast("Sequence[str]", tools))
         metadata: Any = self.metadata
         if not isinstance(metadata, Mapping) or not all(
