@@ -14,7 +14,11 @@ from agentry.agents._approvals import approval_requests, calls_needing_approval,
 from agentry.middleware._base import MiddlewareFunction, run_pipeline
 from agentry.middleware._contexts import ChatContext
 from agentry.sessions import AgentSession, ContextProvider, HistoryProvider, SessionContext
-from agentry.tools import FunctionInvocationConfiguration, invoke_function_calls
+from agentry.tools import (
+    FunctionInvocationConfiguration,
+    expand_tool_sources,
+    invoke_function_calls,
+)
 from agentry.types import (
     AgentResponse,
     AgentResponseUpdate,
@@ -119,6 +123,7 @@ class _Run:
             )
         if context.tools:
             self.tools = [*self.tools, *context.tools]
+        self.tools = await expand_tool_sources(self.tools)
         async with aclosing(self._turns()) as turns:
             async for update in turns:
                 yield update

@@ -12,6 +12,7 @@ from agentry.tools._invocation import (
     ToolCallBatch,
     invoke_function_calls,
 )
+from agentry.tools._sources import ToolSource, expand_tool_sources
 
 __all__ = [
     "ApprovalMode",
@@ -19,6 +20,8 @@ __all__ = [
     "FunctionTool",
     "ToolCallBatch",
     "ToolProtocol",
+    "ToolSource",
+    "expand_tool_sources",
     "invoke_function_calls",
     "tool",
     "tool_result_to_text",

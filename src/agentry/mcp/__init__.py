@@ -1,0 +1,26 @@
+"""MCP: remote tools, prompts and resources from Model Context Protocol servers.
+
+Needs the `mcp` extra (`pip install "agentry[mcp]"`).
+
+Example:
+    >>> from agentry.mcp import MCPStdioTool
+    >>> weather = MCPStdioTool(name="weather", command="python", args=["weather_server.py"])
+"""
+
+from agentry.mcp._arguments import MCP_FRAMEWORK_DENYLIST, AdditionalArgumentNames
+from agentry.mcp._sampling import SamplingApproval, SamplingPolicy, SamplingRequest
+from agentry.mcp._tool import MCPApprovalMode, MCPConnectionError, MCPTool
+from agentry.mcp._transports import MCPStdioTool, MCPStreamableHTTPTool
+
+__all__ = [
+    "MCP_FRAMEWORK_DENYLIST",
+    "AdditionalArgumentNames",
+    "MCPApprovalMode",
+    "MCPConnectionError",
+    "MCPStdioTool",
+    "MCPStreamableHTTPTool",
+    "MCPTool",
+    "SamplingApproval",
+    "SamplingPolicy",
+    "SamplingRequest",
+]

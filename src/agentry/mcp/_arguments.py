@@ -1,0 +1,85 @@
+"""Which arguments of a tool call reach an MCP server: an allowlist, never a guess."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, TypeAlias, cast
+
+__all__ = [
+    "MCP_FRAMEWORK_DENYLIST",
+    "AdditionalArgumentNames",
+    "allowed_argument_names",
+    "prepare_call_kwargs",
+]
+
+AdditionalArgumentNames: TypeAlias = Sequence[str] | Mapping[str, Sequence[str]]
+"""Extra argument names to forward: for every tool, or by remote tool name (`"*"`: all)."""
+
+ALL_TOOLS = "*"
+
+MCP_FRAMEWORK_DENYLIST = frozenset(
+    {
+        "chat_options",
+        "conversation_id",
+        "kwargs",
+        "options",
+        "response_format",
+        "session",
+        "thread",
+        "tool_choice",
+        "tools",
+    }
+)
+"""Names of agentry runtime values. Dropped even when a server declares them, unless the
+user names them in `additional_tool_argument_names`."""
+
+META_ARGUMENT = "_meta"
+
+
+def allowed_argument_names(
+    tool_name: str,
+    input_schema: Mapping[str, Any],
+    additional: AdditionalArgumentNames | None,
+) -> frozenset[str]:
+    """The names a call of `tool_name` may forward: the properties its schema declares
+    (less the framework denylist) and the configured extras."""
+    properties: Any = input_schema.get("properties")
+    declared: frozenset[str] = (
+        frozenset(cast("Mapping[str, Any]", properties))
+        if isinstance(properties, Mapping)
+        else frozenset()
+    )
+    extras = _extras_for(tool_name, additional)
+    return (declared - MCP_FRAMEWORK_DENYLIST) | extras
+
+
+def prepare_call_kwargs(
+    allowed: frozenset[str],
+    model_arguments: Mapping[str, Any],
+    runtime_arguments: Mapping[str, Any],
+) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """The arguments to send and the request metadata of one `tools/call`.
+
+    The model's arguments win over runtime values of the same name; `_meta` (from either)
+    becomes the request's metadata and is never an argument; every other name outside
+    `allowed` is dropped.
+    """
+    merged = {**runtime_arguments, **model_arguments}
+    meta: Any = merged.pop(META_ARGUMENT, None)
+    arguments = {name: value for name, value in merged.items() if name in allowed}
+    if meta is not None and not isinstance(meta, Mapping):
+        raise TypeError(f"'_meta' must be an object, got {type(meta).__name__}")
+    return arguments, dict(cast("Mapping[str, Any]", meta)) if meta is not None else None
+
+
+def _extras_for(tool_name: str, additional: AdditionalArgumentNames | None) -> frozenset[str]:
+    if additional is None:
+        return frozenset()
+    if isinstance(additional, str):
+        raise TypeError(
+            "additional_tool_argument_names must be a list of names or a mapping of tool "
+            f"name to names, not the string {additional!r}"
+        )
+    if isinstance(additional, Mapping):
+        return frozenset(additional.get(ALL_TOOLS, ())) | frozenset(additional.get(tool_name, ()))
+    return frozenset(additional)

@@ -1,0 +1,484 @@
+"""`MCPTool`: an MCP server's tools, prompts and resources for agentry agents."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from abc import ABC, abstractmethod
+from collections.abc import Collection, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias, cast
+
+from agentry.errors import ToolExecutionError
+from agentry.mcp._arguments import (
+    AdditionalArgumentNames,
+    allowed_argument_names,
+    prepare_call_kwargs,
+)
+from agentry.mcp._connection import Connection
+from agentry.mcp._results import prompt_messages, resource_text, tool_result_text
+from agentry.mcp._sampling import SamplingGuard, SamplingPolicy
+from agentry.observability import _state as telemetry
+from agentry.tools import FunctionTool
+
+if TYPE_CHECKING:
+    from types import TracebackType
+
+    from mcp.client.session import ClientSession
+    from mcp_types import CallToolResult, Tool
+
+    from agentry.clients import SupportsChatGetResponse
+    from agentry.types import Message
+    from mcp import Client
+
+__all__ = ["MCPApprovalMode", "MCPConnectionError", "MCPTool"]
+
+logger = logging.getLogger("agentry.mcp")
+
+MCPApprovalMode: TypeAlias = (
+    Literal["always_require", "never_require"] | Mapping[str, Collection[str]]
+)
+"""Approval for every tool, or `{"always_require_approval": [...], "never_require_approval":
+[...]}` by remote tool name (tools in neither list follow `never_require`)."""
+
+RESOURCE_TOOL = "read_resource"
+
+
+class MCPConnectionError(ToolExecutionError):
+    """The MCP server could not be reached, or the connection to it broke."""
+
+
+class MCPTool(ABC):
+    """Base class of the MCP tools: owns the client session and exposes the server's tools
+    as `FunctionTool`s.
+
+    Use it as an async context manager, or put it straight in an agent's `tools`: it
+    connects on first use. `functions` lists the loaded tools; when the server says its
+    tool list changed, the list is loaded again before the next run. Arguments reach the
+    server only if the tool declares them or `additional_tool_argument_names` lists them.
+
+    Args:
+        name: A name for the server, used in logs, spans and errors.
+        description: What the server offers.
+        allowed_tools: Load only these remote tools (by remote name).
+        tool_name_prefix: Prefix the tools' names (keeps two servers' tools apart).
+        additional_tool_argument_names: Extra argument names to forward: a list for every
+            tool, or a mapping by remote tool name with `"*"` for every tool.
+        approval_mode: Whether calls need a person's approval (see `MCPApprovalMode`).
+        request_timeout: Seconds one request may take before it fails.
+        connect_timeout: Seconds connecting may take.
+        sampling_client: A chat client that answers the server's sampling requests.
+            Without one, the client does not offer sampling and servers cannot use the model.
+        sampling_policy: Rate limit, approval and token cap for sampling.
+        resource_tool: Also offer a `read_resource` tool that reads the server's resources.
+        protocol_mode: The SDK's protocol negotiation: `"auto"`, `"legacy"` (the
+            2025-era handshake) or a protocol version.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        description: str | None = None,
+        allowed_tools: Collection[str] | None = None,
+        tool_name_prefix: str | None = None,
+        additional_tool_argument_names: AdditionalArgumentNames | None = None,
+        approval_mode: MCPApprovalMode = "never_require",
+        request_timeout: float | None = None,
+        connect_timeout: float | None = 30.0,
+        sampling_client: SupportsChatGetResponse | None = None,
+        sampling_policy: SamplingPolicy | None = None,
+        resource_tool: bool = False,
+        protocol_mode: str = "auto",
+    ) -> None:
+        self.name = name
+        self.description = description or f"Tools of the MCP server {name!r}."
+        self.allowed_tools = frozenset(allowed_tools) if allowed_tools is not None else None
+        self.tool_name_prefix = tool_name_prefix or ""
+        self.additional_tool_argument_names = _checked_extras(additional_tool_argument_names)
+        self.approval_mode = approval_mode
+        self.request_timeout = request_timeout
+        self.connect_timeout = connect_timeout
+        self.sampling_client = sampling_client
+        self.sampling_policy = sampling_policy or SamplingPolicy()
+        self.resource_tool = resource_tool
+        self.protocol_mode = protocol_mode
+        self.remote_tools: dict[str, Tool] = {}
+        """The server's tool definitions by remote name (as last loaded)."""
+        self._functions: list[FunctionTool] = []
+        self._connection = Connection(name, self._make_client, self._listen_for_changes)
+        self._connect_lock = asyncio.Lock()
+        self._tools_stale = True
+        self._listener: asyncio.Task[None] | None = None
+
+    # region connection
+
+    @abstractmethod
+    def _server(self) -> Any:
+        """What `mcp.Client` connects to: a URL, stdio parameters or a transport."""
+
+    def _make_client(self) -> Client:
+        from mcp import Client
+
+        sampling = (
+            SamplingGuard(self.name, self.sampling_client, self.sampling_policy)
+            if self.sampling_client is not None
+            else None
+        )
+        return Client(
+            self._server(),
+            read_timeout_seconds=self.request_timeout,
+            sampling_callback=sampling,
+            message_handler=self._on_message,
+            mode=self.protocol_mode,  # pyright: ignore[reportArgumentType]
+        )
+
+    @property
+    def is_connected(self) -> bool:
+        """Whether the tool holds a live connection."""
+        return self._connection.is_open
+
+    @property
+    def session(self) -> ClientSession:
+        """The current client session.
+
+        Raises:
+            MCPConnectionError: Not connected.
+        """
+        return self._client().session
+
+    async def connect(self) -> None:
+        """Connect (if not connected) and load the tools.
+
+        Raises:
+            MCPConnectionError: The server cannot be started or reached.
+        """
+        async with self._connect_lock:
+            if self._connection.is_open:
+                return
+            await self._open()
+        await self.load_tools()
+
+    async def _open(self) -> None:
+        try:
+            await asyncio.wait_for(self._connection.open(), self.connect_timeout)
+        except asyncio.TimeoutError:
+            raise MCPConnectionError(
+                f"connecting to MCP server {self.name!r} took longer than "
+                f"{self.connect_timeout:g} s; check that it starts and answers, or raise "
+                "connect_timeout"
+            ) from None
+        except Exception as error:
+            raise MCPConnectionError(
+                f"cannot connect to MCP server {self.name!r}: {_reason(error)}"
+            ) from error
+        self._tools_stale = True
+
+    async def reconnect(self) -> None:
+        """Replace the connection with a new one to the same server.
+
+        Raises:
+            MCPConnectionError: The server cannot be reached.
+        """
+        async with self._connect_lock:
+            await self._close_connection()
+            await self._open()
+
+    async def close(self) -> None:
+        """Disconnect (a later use connects again)."""
+        async with self._connect_lock:
+            await self._close_connection()
+
+    async def _close_connection(self) -> None:
+        if self._listener is not None:
+            self._listener.cancel()
+            self._listener = None
+        await self._connection.close()
+
+    async def __aenter__(self) -> MCPTool:
+        await self.connect()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    def _client(self) -> Client:
+        client = self._connection.client
+        if client is None or not self._connection.is_open:
+            raise MCPConnectionError(
+                f"MCP server {self.name!r} is not connected; use `async with` or call connect()"
+            )
+        return client
+
+    # endregion
+
+    # region tools
+
+    @property
+    def functions(self) -> list[FunctionTool]:
+        """The server's tools as function tools (empty until connected)."""
+        return list(self._functions)
+
+    async def load_tools(self) -> list[FunctionTool]:
+        """The server's tools, connecting first and reloading them if the list changed.
+
+        Agents call this at the start of every run that has this tool.
+        """
+        if not self._connection.is_open:
+            await self.connect()
+        if self._tools_stale:
+            self._tools_stale = False
+            try:
+                await self._reload_tools()
+            except BaseException:
+                self._tools_stale = True
+                raise
+        return list(self._functions)
+
+    async def _reload_tools(self) -> None:
+        client = self._client()
+        remote: dict[str, Tool] = {}
+        cursor: str | None = None
+        while True:
+            page = await self._request(client.list_tools(cursor=cursor, cache_mode="refresh"))
+            for definition in page.tools:
+                if self.allowed_tools is None or definition.name in self.allowed_tools:
+                    remote[definition.name] = definition
+            cursor = page.next_cursor
+            if cursor is None:
+                break
+        self.remote_tools = remote
+        functions = [self._function_for(definition) for definition in remote.values()]
+        if self.resource_tool:
+            functions.append(self._resource_function())
+        self._functions = functions
+
+    def _function_for(self, definition: Tool) -> FunctionTool:
+        remote_name = definition.name
+        allowed = allowed_argument_names(
+            remote_name, definition.input_schema, self.additional_tool_argument_names
+        )
+
+        async def call(**arguments: Any) -> str:
+            sent, meta = prepare_call_kwargs(allowed, arguments, {})
+            return tool_result_text(await self.call_tool(remote_name, sent, meta=meta))
+
+        return FunctionTool(
+            func=call,
+            name=f"{self.tool_name_prefix}{remote_name}",
+            description=definition.description or "",
+            input_model=definition.input_schema,
+            approval_mode=self._approval_for(remote_name),
+            additional_properties={"mcp_server": self.name, "mcp_tool": remote_name},
+        )
+
+    def _approval_for(self, remote_name: str) -> Literal["always_require", "never_require"]:
+        mode = self.approval_mode
+        if mode == "always_require":
+            return "always_require"
+        if mode == "never_require":
+            return "never_require"
+        if isinstance(mode, str):
+            raise ValueError(
+                f"approval_mode must be 'always_require', 'never_require' or a mapping, "
+                f"not {mode!r}"
+            )
+        if remote_name in mode.get("always_require_approval", ()):
+            return "always_require"
+        return "never_require"
+
+    async def call_tool(
+        self, name: str, arguments: Mapping[str, Any], *, meta: Mapping[str, Any] | None = None
+    ) -> CallToolResult:
+        """Call a remote tool by its remote name, as it is: no allowlist applies here.
+
+        Raises:
+            MCPConnectionError: The server is unreachable or the connection broke.
+            ToolExecutionError: The server answered the call with a protocol error.
+        """
+        if not self._connection.is_open:
+            await self.connect()
+        client = self._client()
+        call = client.call_tool(
+            name, dict(arguments), meta=cast("Any", dict(meta)) if meta else None
+        )
+        if telemetry.enabled:  # telemetry hook
+            from agentry.observability import traced_call
+
+            attributes: dict[str, Any] = {
+                "mcp.method.name": "tools/call",
+                "gen_ai.tool.name": name,
+                "gen_ai.operation.name": "execute_tool",
+            }
+            if telemetry.sensitive_data:
+                attributes["gen_ai.tool.call.arguments"] = _json(arguments)
+            call = traced_call(f"tools/call {name}", attributes, call)
+        return await self._request(call, what=f"tool {name!r}")
+
+    # endregion
+
+    # region prompts and resources
+
+    async def list_prompts(self) -> list[str]:
+        """The names of the server's prompts."""
+        client = await self._connected()
+        result = await self._request(client.list_prompts())
+        return [prompt.name for prompt in result.prompts]
+
+    async def get_prompt(
+        self, name: str, arguments: Mapping[str, str] | None = None
+    ) -> list[Message]:
+        """A server prompt, filled with `arguments`, as messages for an agent."""
+        client = await self._connected()
+        result = await self._request(
+            client.get_prompt(name, dict(arguments or {})), what=f"prompt {name!r}"
+        )
+        return prompt_messages(result)
+
+    async def list_resources(self) -> list[str]:
+        """The URIs of the server's resources."""
+        client = await self._connected()
+        result = await self._request(client.list_resources())
+        return [str(resource.uri) for resource in result.resources]
+
+    async def read_resource(self, uri: str) -> str:
+        """A resource's contents as text."""
+        client = await self._connected()
+        result = await self._request(client.read_resource(uri), what=f"resource {uri!r}")
+        return resource_text(result)
+
+    def _resource_function(self) -> FunctionTool:
+        async def read_resource(uri: str) -> str:
+            return await self.read_resource(uri)
+
+        return FunctionTool(
+            func=read_resource,
+            name=f"{self.tool_name_prefix}{RESOURCE_TOOL}",
+            description=f"Read a resource of the MCP server {self.name!r} by its URI.",
+            additional_properties={"mcp_server": self.name},
+        )
+
+    async def _connected(self) -> Client:
+        if not self._connection.is_open:
+            await self.connect()
+        return self._client()
+
+    # endregion
+
+    # region plumbing
+
+    async def _request(self, call: Any, *, what: str = "request") -> Any:
+        """Await one request; a broken connection is closed so the next use reconnects."""
+        from mcp import MCPError
+
+        try:
+            return await call
+        except MCPError as error:
+            if _is_timeout(error):
+                raise self._timed_out(what) from error
+            if _is_connection_failure(error):
+                await self._drop_broken_connection()
+                raise MCPConnectionError(
+                    f"the connection to MCP server {self.name!r} broke during the {what}: "
+                    f"{error}; it reconnects on the next use"
+                ) from error
+            raise ToolExecutionError(
+                f"MCP server {self.name!r} refused the {what}: {error}"
+            ) from error
+        except (TimeoutError, asyncio.TimeoutError) as error:
+            raise self._timed_out(what) from error
+        except (OSError, EOFError) as error:
+            await self._drop_broken_connection()
+            raise MCPConnectionError(
+                f"the connection to MCP server {self.name!r} broke during the {what}: "
+                f"{_reason(error)}; it reconnects on the next use"
+            ) from error
+
+    def _timed_out(self, what: str) -> ToolExecutionError:
+        limit = f" ({self.request_timeout:g} s)" if self.request_timeout else ""
+        return ToolExecutionError(
+            f"MCP server {self.name!r} did not answer the {what} in time{limit}; raise "
+            "request_timeout if it needs longer"
+        )
+
+    async def _drop_broken_connection(self) -> None:
+        async with self._connect_lock:
+            await self._close_connection()
+
+    async def _on_message(self, message: Any) -> None:
+        if isinstance(message, Exception):
+            logger.debug("MCP server %r transport error: %s", self.name, _reason(message))
+            return
+        if getattr(message, "method", None) == "notifications/tools/list_changed":
+            self._tools_stale = True
+
+    def _listen_for_changes(self, client: Client) -> None:
+        """On 2026 protocol connections, tool-list changes come through a subscription."""
+        from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+        if client.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            self._listener = asyncio.create_task(self._listen(client))
+
+    async def _listen(self, client: Client) -> None:
+        try:
+            async with client.listen(tools_list_changed=True) as events:
+                async for _ in events:
+                    self._tools_stale = True
+        except Exception as error:
+            logger.debug("MCP server %r: no tool-list subscription (%s)", self.name, error)
+
+    # endregion
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(name={self.name!r})"
+
+
+def _checked_extras(
+    extras: AdditionalArgumentNames | None,
+) -> AdditionalArgumentNames | None:
+    if extras is None:
+        return None
+    if isinstance(extras, str):
+        raise TypeError(
+            "additional_tool_argument_names must be a list of names or a mapping of remote "
+            f"tool name to names, not the string {extras!r}"
+        )
+    if isinstance(extras, Mapping):
+        for tool_name, names in extras.items():
+            if isinstance(names, str):
+                raise TypeError(
+                    f"additional_tool_argument_names[{tool_name!r}] must be a list of names, "
+                    f"not the string {names!r}"
+                )
+        return {tool_name: tuple(names) for tool_name, names in extras.items()}
+    return tuple(extras)
+
+
+def _is_timeout(error: Exception) -> bool:
+    from mcp_types import REQUEST_TIMEOUT
+
+    return getattr(error, "code", None) == REQUEST_TIMEOUT
+
+
+def _is_connection_failure(error: Exception) -> bool:
+    from mcp_types import CONNECTION_CLOSED
+
+    return getattr(error, "code", None) == CONNECTION_CLOSED
+
+
+def _reason(error: BaseException) -> str:
+    """What went wrong, with the causes inside exception groups spelled out."""
+    inner: Sequence[BaseException] | None = getattr(error, "exceptions", None)
+    if inner:
+        return "; ".join(_reason(e) for e in inner)
+    return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+
+
+def _json(value: Any) -> str:
+    import json
+
+    return json.dumps(value, ensure_ascii=False, default=str)

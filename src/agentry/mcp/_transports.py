@@ -1,0 +1,111 @@
+"""The MCP tools by transport: a local process over stdio, or a server over HTTP."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import AsyncGenerator, Mapping, Sequence
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+
+from agentry.mcp._tool import MCPTool
+
+if TYPE_CHECKING:
+    from mcp.client._transport import TransportStreams
+
+__all__ = ["MCPStdioTool", "MCPStreamableHTTPTool"]
+
+
+class MCPStdioTool(MCPTool):
+    """The tools of an MCP server started as a local process, spoken to over stdio.
+
+    Args:
+        name: A name for the server.
+        command: The program to run.
+        args: Its arguments.
+        env: Extra environment variables for it (over a minimal safe environment).
+        cwd: Its working directory.
+        errlog: Where its standard error goes (default: this process's).
+        **kwargs: The options of `MCPTool`.
+
+    Example:
+        >>> weather = MCPStdioTool(name="weather", command="python", args=["weather_server.py"])
+    """
+
+    def __init__(
+        self,
+        name: str,
+        command: str,
+        args: Sequence[str] = (),
+        *,
+        env: Mapping[str, str] | None = None,
+        cwd: str | Path | None = None,
+        errlog: TextIO | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(name, **kwargs)
+        self.command = command
+        self.args = list(args)
+        self.env = dict(env) if env is not None else None
+        self.cwd = cwd
+        self.errlog = errlog
+
+    def _server(self) -> Any:
+        from mcp.client.stdio import StdioServerParameters, stdio_client
+
+        parameters = StdioServerParameters(
+            command=self.command, args=self.args, env=self.env, cwd=self.cwd
+        )
+        return stdio_client(parameters, errlog=self.errlog or sys.stderr)
+
+
+class MCPStreamableHTTPTool(MCPTool):
+    """The tools of an MCP server reached over streamable HTTP.
+
+    Args:
+        name: A name for the server.
+        url: The server's MCP endpoint (`http://host:port/mcp`).
+        headers: Headers sent with every request (for example authorization).
+        timeout: Seconds to connect and send (reading a stream may take longer).
+        sse_read_timeout: Seconds a response stream may stay silent.
+        terminate_on_close: End the server-side session when closing.
+        **kwargs: The options of `MCPTool`.
+
+    Example:
+        >>> docs = MCPStreamableHTTPTool(name="docs", url="http://127.0.0.1:8000/mcp")
+    """
+
+    def __init__(
+        self,
+        name: str,
+        url: str,
+        *,
+        headers: Mapping[str, str] | None = None,
+        timeout: float = 30.0,
+        sse_read_timeout: float = 300.0,
+        terminate_on_close: bool = True,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(name, **kwargs)
+        self.url = url
+        self.headers = dict(headers or {})
+        self.timeout = timeout
+        self.sse_read_timeout = sse_read_timeout
+        self.terminate_on_close = terminate_on_close
+
+    def _server(self) -> Any:
+        return self._streams()
+
+    @asynccontextmanager
+    async def _streams(self) -> AsyncGenerator[TransportStreams, None]:
+        import httpx2
+        from mcp.client.streamable_http import streamable_http_client
+
+        timeout = httpx2.Timeout(self.timeout, read=self.sse_read_timeout)
+        http = httpx2.AsyncClient(headers=self.headers, timeout=timeout)
+        async with http:
+            transport = streamable_http_client(
+                self.url, http_client=http, terminate_on_close=self.terminate_on_close
+            )
+            async with transport as streams:
+                yield streams

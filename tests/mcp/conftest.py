@@ -1,0 +1,65 @@
+"""MCP servers for the tests, started as real processes."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentry.mcp import MCPStdioTool, MCPStreamableHTTPTool
+
+SERVERS = Path(__file__).parent / "servers"
+BASIC = str(SERVERS / "basic.py")
+
+
+def basic_stdio(**options: Any) -> MCPStdioTool:
+    """The test server `servers/basic.py`, over stdio."""
+    options.setdefault("request_timeout", 20)
+    return MCPStdioTool("basic", sys.executable, [BASIC], **options)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_for_port(port: int, process: subprocess.Popen[bytes], timeout: float = 20) -> None:
+    """Wait until something listens on `port` (or fail when the process ends first)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"the server exited with {process.returncode} before listening")
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.05)
+    raise TimeoutError(f"nothing listened on port {port} within {timeout} s")
+
+
+@pytest.fixture(scope="module")
+def basic_http_url() -> Iterator[str]:
+    """`servers/basic.py` over streamable HTTP on a free port of 127.0.0.1."""
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, BASIC, "http", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_for_port(port, process)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
+def basic_http(url: str, **options: Any) -> MCPStreamableHTTPTool:
+    options.setdefault("request_timeout", 20)
+    return MCPStreamableHTTPTool("basic", url, **options)

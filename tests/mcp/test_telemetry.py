@@ -1,0 +1,60 @@
+"""MCP calls are client spans under the agent's tool spans; content only when enabled."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from agentry import Agent
+from agentry.clients.scripted import ScriptedChatClient
+from tests.observability.conftest import Telemetry, _telemetry  # pyright: ignore[reportPrivateUsage]
+
+from .conftest import basic_stdio
+
+pytestmark = pytest.mark.timeout(60)
+
+
+@pytest.fixture
+def telemetry() -> Iterator[Telemetry]:
+    yield from _telemetry(sensitive=False)
+
+
+@pytest.fixture
+def sensitive_telemetry() -> Iterator[Telemetry]:
+    yield from _telemetry(sensitive=True)
+
+
+async def run_addition() -> None:
+    model = ScriptedChatClient([ScriptedChatClient.function_call("add", {"a": 2, "b": 3}), "5."])
+    async with basic_stdio() as server:
+        await Agent(client=model, tools=[server], name="calc").run("2 + 3?")
+
+
+async def test_a_tool_call_is_a_client_span_under_the_tool_execution(
+    telemetry: Telemetry,
+) -> None:
+    from opentelemetry.trace import SpanKind
+
+    await run_addition()
+
+    call = telemetry.one("tools/call add")
+    execution = telemetry.one("execute_tool add")
+    assert call.kind == SpanKind.CLIENT
+    assert call.parent is not None
+    assert execution.context is not None
+    assert call.parent.span_id == execution.context.span_id
+    assert call.attributes is not None
+    assert call.attributes["mcp.method.name"] == "tools/call"
+    assert call.attributes["gen_ai.tool.name"] == "add"
+    assert "gen_ai.tool.call.arguments" not in call.attributes
+
+
+async def test_arguments_are_recorded_only_with_sensitive_data(
+    sensitive_telemetry: Telemetry,
+) -> None:
+    await run_addition()
+
+    attributes = sensitive_telemetry.one("tools/call add").attributes
+    assert attributes is not None
+    assert attributes["gen_ai.tool.call.arguments"] == '{"a": 2, "b": 3}'
