@@ -61,6 +61,11 @@ _EXPORTS: dict[str, str] = {
     "SQLiteHistoryProvider": "agentry.sessions",
     "SessionContext": "agentry.sessions",
     "register_state_type": "agentry.sessions",
+    # mcp
+    "MCPStdioTool": "agentry.mcp",
+    "MCPStreamableHTTPTool": "agentry.mcp",
+    "MCPTool": "agentry.mcp",
+    "MCPWebsocketTool": "agentry.mcp",
     # skills
     "ClassSkill": "agentry.skills",
     "FileSkill": "agentry.skills",
@@ -144,6 +149,10 @@ __all__ = [
     "InMemoryCheckpointStorage",
     "InMemoryHistoryProvider",
     "InlineSkill",
+    "MCPStdioTool",
+    "MCPStreamableHTTPTool",
+    "MCPTool",
+    "MCPWebsocketTool",
     "Message",
     "MiddlewareTermination",
     "ResponseStream",
@@ -205,6 +214,7 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:
     from agentry.agents import Agent, BaseAgent, SupportsAgentRun, use_function_invocation
     from agentry.clients import BaseChatClient, SupportsChatGetResponse
+    from agentry.mcp import MCPStdioTool, MCPStreamableHTTPTool, MCPTool, MCPWebsocketTool
     from agentry.middleware import (
         AgentContext,
         AgentMiddleware,

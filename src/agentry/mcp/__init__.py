@@ -10,7 +10,7 @@ Example:
 from agentry.mcp._arguments import MCP_FRAMEWORK_DENYLIST, AdditionalArgumentNames
 from agentry.mcp._sampling import SamplingApproval, SamplingPolicy, SamplingRequest
 from agentry.mcp._tool import MCPApprovalMode, MCPConnectionError, MCPTool
-from agentry.mcp._transports import MCPStdioTool, MCPStreamableHTTPTool
+from agentry.mcp._transports import MCPStdioTool, MCPStreamableHTTPTool, MCPWebsocketTool
 
 __all__ = [
     "MCP_FRAMEWORK_DENYLIST",
@@ -20,6 +20,7 @@ __all__ = [
     "MCPStdioTool",
     "MCPStreamableHTTPTool",
     "MCPTool",
+    "MCPWebsocketTool",
     "SamplingApproval",
     "SamplingPolicy",
     "SamplingRequest",

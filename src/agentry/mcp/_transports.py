@@ -13,7 +13,7 @@ from agentry.mcp._tool import MCPTool
 if TYPE_CHECKING:
     from mcp.client._transport import TransportStreams
 
-__all__ = ["MCPStdioTool", "MCPStreamableHTTPTool"]
+__all__ = ["MCPStdioTool", "MCPStreamableHTTPTool", "MCPWebsocketTool"]
 
 
 class MCPStdioTool(MCPTool):
@@ -109,3 +109,40 @@ class MCPStreamableHTTPTool(MCPTool):
             )
             async with transport as streams:
                 yield streams
+
+
+class MCPWebsocketTool(MCPTool):
+    """The tools of an MCP server reached over a WebSocket (`ws://` or `wss://`).
+
+    Messages travel as JSON text frames under the `mcp` subprotocol. Needs the
+    `websockets` package (in the `mcp` extra).
+
+    Args:
+        name: A name for the server.
+        url: The server's WebSocket endpoint.
+        headers: Headers sent with the opening handshake (for example authorization).
+        open_timeout: Seconds the opening handshake may take.
+        **kwargs: The options of `MCPTool`.
+
+    Example:
+        >>> live = MCPWebsocketTool(name="live", url="ws://127.0.0.1:8765/mcp")
+    """
+
+    def __init__(
+        self,
+        name: str,
+        url: str,
+        *,
+        headers: Mapping[str, str] | None = None,
+        open_timeout: float = 30.0,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(name, **kwargs)
+        self.url = url
+        self.headers = dict(headers or {})
+        self.open_timeout = open_timeout
+
+    def _server(self) -> Any:
+        from agentry.mcp._websocket import websocket_client
+
+        return websocket_client(self.url, self.headers, self.open_timeout)
