@@ -100,7 +100,7 @@ def test_bad_target_exits_with_a_clear_message() -> None:
         timeout=30,
     )
     assert completed.returncode == 2
-    assert completed.stderr == "error: module 'json' has no attribute 'nothing'\n"
+    assert completed.stderr.startswith("error: 'json' has no 'nothing'; it defines: ")
 
 
 def test_load_agent_accepts_agents_factories_and_workflow_like_objects() -> None:
@@ -110,7 +110,7 @@ def test_load_agent_accepts_agents_factories_and_workflow_like_objects() -> None
     assert load_agent("tests.a2a.demo_agent:build").name == "demo"
     with pytest.raises(AgentryError, match="MODULE:OBJECT"):
         load_agent("no_colon")
-    with pytest.raises(AgentryError, match="cannot import"):
+    with pytest.raises(AgentryError, match="no module named"):
         load_agent("no_such_module_here:agent")
     with pytest.raises(AgentryError, match="not an agent"):
         load_agent("tests.a2a.demo_agent:re")

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from agentry.a2a._sessions import DEFAULT_DATABASE
 from agentry.agents import SupportsAgentRun
@@ -24,31 +22,9 @@ def load_agent(target: str) -> SupportsAgentRun:
     Raises:
         AgentryError: The target is malformed, cannot be imported, or is not an agent.
     """
-    module_name, _, attribute = target.partition(":")
-    if not module_name or not attribute:
-        raise AgentryError(f"expected MODULE:OBJECT (such as 'my_app:agent'), got {target!r}")
-    if "" not in sys.path and str(Path.cwd()) not in sys.path:
-        sys.path.insert(0, str(Path.cwd()))
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as error:
-        raise AgentryError(f"cannot import module {module_name!r}: {error}") from error
-    value: Any = module
-    for part in attribute.split("."):
-        if not hasattr(value, part):
-            raise AgentryError(f"module {module_name!r} has no attribute {attribute!r}")
-        value = getattr(value, part)
-    if not isinstance(value, SupportsAgentRun) and callable(value) and not hasattr(value, "run"):
-        value = value()
-    as_agent = getattr(value, "as_agent", None)
-    if not isinstance(value, SupportsAgentRun) and callable(as_agent):
-        value = as_agent()
-    if not isinstance(value, SupportsAgentRun):
-        raise AgentryError(
-            f"{target} is a {type(value).__name__}, not an agent; point at an agent, a "
-            "workflow, or a function returning one"
-        )
-    return value
+    from agentry.cli._targets import load_agent as load
+
+    return load(target)
 
 
 def serve(

@@ -7,7 +7,7 @@ import re
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from functools import wraps
-from typing import Any, Literal, Protocol, cast, overload, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, cast, overload, runtime_checkable
 
 from agentry.agents._agent_middleware import run_with_agent_middleware
 from agentry.middleware._base import MiddlewareTypes, split_middleware
@@ -22,6 +22,9 @@ from agentry.types import (
     ResponseStream,
     normalize_messages,
 )
+
+if TYPE_CHECKING:
+    from agentry.mcp import AgentMCPServer
 
 __all__ = ["BaseAgent", "SupportsAgentRun"]
 
@@ -150,6 +153,35 @@ class BaseAgent:
     def get_session(self, service_session_id: str) -> AgentSession:
         """A session for a conversation the model service keeps, by its id."""
         return AgentSession(service_session_id=service_session_id)
+
+    def as_mcp_server(
+        self,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        expose_tools: bool = False,
+    ) -> AgentMCPServer:
+        """This agent as an MCP server (needs the `mcp` extra).
+
+        Args:
+            name: The server's and the agent tool's name (default: the agent's name).
+            description: The agent tool's description (default: the agent's).
+            expose_tools: Also offer the agent's function tools, called directly.
+
+        Example:
+            >>> from agentry.clients.scripted import ScriptedChatClient
+            >>> server = ScriptedChatClient(["Hi"]).as_agent(name="greeter").as_mcp_server()
+            >>> server.name
+            'greeter'
+        """
+        from agentry.mcp import AgentMCPServer
+
+        return AgentMCPServer(
+            cast("SupportsAgentRun", self),
+            name=name,
+            description=description,
+            expose_tools=expose_tools,
+        )
 
     def as_tool(
         self,

@@ -8,11 +8,14 @@ import inspect
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentry.cli._errors import CliError
 
-__all__ = ["load_target"]
+if TYPE_CHECKING:
+    from agentry.agents import SupportsAgentRun
+
+__all__ = ["load_agent", "load_target"]
 
 
 def load_target(spec: str) -> Any:
@@ -43,6 +46,27 @@ def load_target(spec: str) -> Any:
             ) from None
     if inspect.isfunction(value) and _takes_no_arguments(value):
         value = value()
+    return value
+
+
+def load_agent(spec: str) -> SupportsAgentRun:
+    """The agent `spec` names (see `load_target`); a workflow, or anything else with
+    `as_agent()`, becomes an agent.
+
+    Raises:
+        CliError: `spec` cannot be loaded, or does not name an agent.
+    """
+    from agentry.agents import SupportsAgentRun
+
+    value = load_target(spec)
+    as_agent = getattr(value, "as_agent", None)
+    if not isinstance(value, SupportsAgentRun) and callable(as_agent):
+        value = as_agent()
+    if not isinstance(value, SupportsAgentRun):
+        raise CliError(
+            f"{spec} is a {type(value).__name__}, not an agent; point at an agent, a "
+            "workflow, or a function returning one"
+        )
     return value
 
 

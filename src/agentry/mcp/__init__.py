@@ -9,12 +9,14 @@ Example:
 
 from agentry.mcp._arguments import MCP_FRAMEWORK_DENYLIST, AdditionalArgumentNames
 from agentry.mcp._sampling import SamplingApproval, SamplingPolicy, SamplingRequest
+from agentry.mcp._server import AgentMCPServer
 from agentry.mcp._tool import MCPApprovalMode, MCPConnectionError, MCPTool
 from agentry.mcp._transports import MCPStdioTool, MCPStreamableHTTPTool, MCPWebsocketTool
 
 __all__ = [
     "MCP_FRAMEWORK_DENYLIST",
     "AdditionalArgumentNames",
+    "AgentMCPServer",
     "MCPApprovalMode",
     "MCPConnectionError",
     "MCPStdioTool",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import AsyncGenerator, Mapping, Sequence
 from contextlib import asynccontextmanager
@@ -56,7 +57,20 @@ class MCPStdioTool(MCPTool):
         parameters = StdioServerParameters(
             command=self.command, args=self.args, env=self.env, cwd=self.cwd
         )
-        return stdio_client(parameters, errlog=self.errlog or sys.stderr)
+        return stdio_client(parameters, errlog=self.errlog or _standard_error())
+
+
+def _standard_error() -> TextIO:
+    """Where a server's standard error goes by default: this process's, when it is a real
+    file (in notebooks and captured test output it is not; the original stream is)."""
+    for stream in (sys.stderr, sys.__stderr__):
+        try:
+            if stream is not None:
+                stream.fileno()
+                return stream
+        except (OSError, ValueError, AttributeError):
+            continue
+    return open(os.devnull, "w")
 
 
 class MCPStreamableHTTPTool(MCPTool):

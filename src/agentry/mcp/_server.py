@@ -1,0 +1,226 @@
+"""An agent (or a workflow as an agent) served as an MCP server."""
+
+from __future__ import annotations
+
+import logging
+import re
+import uuid
+from collections import OrderedDict
+from typing import TYPE_CHECKING, Any, cast
+
+from agentry.observability import _state as telemetry
+from agentry.sessions import AgentSession
+from agentry.tools import FunctionTool, tool_result_to_text
+
+if TYPE_CHECKING:
+    from mcp.server.context import ServerRequestContext
+    from mcp.server.lowlevel import Server
+    from mcp_types import CallToolRequestParams, CallToolResult, ListToolsResult, Tool
+    from starlette.applications import Starlette
+
+    from agentry.agents import SupportsAgentRun
+
+__all__ = ["AgentMCPServer"]
+
+logger = logging.getLogger("agentry.mcp")
+
+_TASK_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "task": {"type": "string", "description": "What to ask the agent."},
+        "session_id": {
+            "type": "string",
+            "description": "Any id of your choosing: calls with the same id continue one "
+            "conversation. Leave it out for a one-off question.",
+        },
+    },
+    "required": ["task"],
+}
+
+
+class AgentMCPServer:
+    """Serves an agent as an MCP server: one tool that asks the agent, and, if asked,
+    the agent's own function tools.
+
+    Create it with `agent.as_mcp_server()`; serve it with `run_stdio()`, `run_http()`, or
+    mount `streamable_http_app()` in an ASGI server.
+
+    Args:
+        agent: The agent (a workflow's `as_agent()` works too).
+        name: The server's and the agent tool's name (default: the agent's name).
+        description: The agent tool's description (default: the agent's).
+        expose_tools: Also offer the agent's function tools, called directly.
+        max_sessions: Conversations kept; the least recently used are forgotten.
+    """
+
+    def __init__(
+        self,
+        agent: SupportsAgentRun,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        expose_tools: bool = False,
+        max_sessions: int = 1000,
+    ) -> None:
+        from mcp.server.lowlevel import Server
+
+        self.agent = agent
+        self.name = _tool_name(name or agent.name or "agent")
+        self.description = (
+            description or agent.description or f"Ask the {self.name} agent to do a task."
+        )
+        self.max_sessions = max_sessions
+        self.tools: dict[str, FunctionTool] = (
+            {t.name: t for t in getattr(agent, "tools", ()) if isinstance(t, FunctionTool)}
+            if expose_tools
+            else {}
+        )
+        if self.name in self.tools:
+            raise ValueError(
+                f"the agent has a tool named {self.name!r}, the name of the agent's own MCP "
+                "tool; pass another name="
+            )
+        self._sessions: OrderedDict[str, AgentSession] = OrderedDict()
+        self.server: Server[Any] = Server(
+            self.name,
+            instructions=self.description,
+            on_list_tools=self._list_tools,
+            on_call_tool=self._call_tool,
+            get_tool_input_schema=self._input_schema,
+        )
+
+    # region serving
+
+    async def run_stdio(self) -> None:
+        """Serve one client over this process's standard input and output."""
+        from mcp.server.stdio import stdio_server
+
+        async with stdio_server() as (read_stream, write_stream):
+            await self.server.run(
+                read_stream, write_stream, self.server.create_initialization_options()
+            )
+
+    def streamable_http_app(self, *, path: str = "/mcp", **options: Any) -> Starlette:
+        """An ASGI app serving MCP over streamable HTTP at `path` (options go to the SDK)."""
+        return self.server.streamable_http_app(streamable_http_path=path, **options)
+
+    async def run_http(
+        self, *, host: str = "127.0.0.1", port: int = 8000, log_level: str = "warning"
+    ) -> None:
+        """Serve over streamable HTTP at `http://HOST:PORT/mcp` until cancelled."""
+        import uvicorn
+
+        config = uvicorn.Config(
+            self.streamable_http_app(host=host), host=host, port=port, log_level=log_level
+        )
+        await uvicorn.Server(config).serve()
+
+    # endregion
+
+    # region handlers
+
+    async def _list_tools(self, context: ServerRequestContext[Any], params: Any) -> ListToolsResult:
+        from mcp_types import ListToolsResult
+
+        return ListToolsResult(tools=[self._agent_tool(), *map(_mcp_tool, self.tools.values())])
+
+    def _agent_tool(self) -> Tool:
+        from mcp_types import Tool
+
+        return Tool(name=self.name, description=self.description, input_schema=_TASK_SCHEMA)
+
+    def _input_schema(self, name: str) -> dict[str, Any] | None:
+        if name == self.name:
+            return _TASK_SCHEMA
+        tool = self.tools.get(name)
+        return tool.parameters() if tool is not None else None
+
+    async def _call_tool(
+        self, context: ServerRequestContext[Any], params: CallToolRequestParams
+    ) -> CallToolResult:
+        from mcp_types import INVALID_PARAMS
+
+        from mcp import MCPError
+
+        if params.name != self.name and params.name not in self.tools:
+            known = ", ".join([self.name, *self.tools])
+            raise MCPError(
+                code=INVALID_PARAMS, message=f"no tool named {params.name!r}; tools: {known}"
+            )
+        call = self._answer(params.name, dict(params.arguments or {}))
+        if telemetry.enabled:  # telemetry hook
+            from agentry.observability import traced_call
+
+            call = traced_call(
+                f"tools/call {params.name}",
+                {"mcp.method.name": "tools/call", "gen_ai.tool.name": params.name},
+                call,
+                side="server",
+            )
+        return await call
+
+    async def _answer(self, name: str, arguments: dict[str, Any]) -> CallToolResult:
+        try:
+            if name == self.name:
+                return _text_result(await self._ask(arguments))
+            tool = self.tools[name]
+            return _text_result(tool_result_to_text(await tool.invoke(arguments=arguments)))
+        except Exception as error:
+            logger.warning("MCP call of %r failed: %s", name, type(error).__name__)
+            return _text_result(f"{type(error).__name__}: {error}", is_error=True)
+
+    async def _ask(self, arguments: dict[str, Any]) -> str:
+        task = arguments.get("task")
+        if not isinstance(task, str) or not task.strip():
+            raise ValueError("'task' must be a non-empty string")
+        session_id = arguments.get("session_id")
+        session = self._session(str(session_id)) if session_id else None
+        response = await self.agent.run(task, session=session)
+        if response.user_input_requests:
+            names = ", ".join(
+                r.function_call.name or "?"
+                for r in response.user_input_requests
+                if r.function_call is not None
+            )
+            raise PermissionError(
+                f"the agent needs a person's approval to call {names}, which this MCP "
+                "server cannot ask for; serve an agent whose tools need no approval"
+            )
+        asks = [c for m in response.messages for c in m.contents if c.type == "function_call"]
+        if asks and not response.text:
+            raise PermissionError(
+                f"the agent stopped to ask for input ({asks[0].name}), which this MCP server "
+                "cannot ask for; serve an agent or workflow that answers on its own"
+            )
+        return response.text
+
+    def _session(self, session_id: str) -> AgentSession:
+        sessions = self._sessions
+        session = sessions.get(session_id)
+        if session is None:
+            create: Any = getattr(self.agent, "create_session", None)
+            session = cast("AgentSession", create()) if callable(create) else AgentSession()
+            sessions[session_id] = session
+            while len(sessions) > self.max_sessions:
+                sessions.popitem(last=False)
+        sessions.move_to_end(session_id)
+        return session
+
+    # endregion
+
+
+def _mcp_tool(tool: FunctionTool) -> Tool:
+    from mcp_types import Tool
+
+    return Tool(name=tool.name, description=tool.description, input_schema=tool.parameters())
+
+
+def _text_result(text: str, *, is_error: bool = False) -> CallToolResult:
+    from mcp_types import CallToolResult, TextContent
+
+    return CallToolResult(content=[TextContent(type="text", text=text)], is_error=is_error)
+
+
+def _tool_name(name: str) -> str:
+    cleaned = re.sub(r"[^A-Za-z0-9_.-]", "_", name).strip("_")
+    return cleaned or f"agent_{uuid.uuid4().hex[:8]}"

@@ -1,0 +1,166 @@
+"""An agent served as an MCP server, tested in process and through `agentry serve mcp`."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import AsyncGenerator, Iterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentry import Agent
+from agentry.clients.scripted import ScriptedChatClient
+from agentry.mcp import AgentMCPServer, MCPStdioTool, MCPStreamableHTTPTool
+from mcp import Client
+
+from .conftest import free_port, wait_for_port
+from .served import SHOUTING_WORKFLOW, build
+
+pytestmark = pytest.mark.timeout(60)
+
+ROOT = Path(__file__).resolve().parents[2]
+ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)])}
+
+
+@asynccontextmanager
+async def connected(server: AgentMCPServer) -> AsyncGenerator[Client, None]:
+    async with Client(server.server) as client:
+        yield client
+
+
+def text_of(result: Any) -> str:
+    return "".join(block.text for block in result.content)
+
+
+async def test_the_agent_is_one_tool_that_answers_tasks() -> None:
+    async with connected(build().as_mcp_server()) as client:
+        tools = (await client.list_tools()).tools
+        result = await client.call_tool("demo", {"task": "add 2 and 40"})
+
+    assert [t.name for t in tools] == ["demo"]
+    assert tools[0].description == "Adds numbers, deletes files with approval, counts, echoes."
+    assert tools[0].input_schema["required"] == ["task"]
+    assert not result.is_error
+    assert text_of(result) == "Tool result: 42"
+
+
+async def test_a_session_id_continues_a_conversation() -> None:
+    async with connected(build().as_mcp_server()) as client:
+        first = await client.call_tool("demo", {"task": "count", "session_id": "s1"})
+        second = await client.call_tool("demo", {"task": "count", "session_id": "s1"})
+        other = await client.call_tool("demo", {"task": "count", "session_id": "s2"})
+        alone = await client.call_tool("demo", {"task": "count"})
+
+    assert [text_of(r) for r in (first, second, other, alone)] == [
+        "seen 1 user messages",
+        "seen 2 user messages",
+        "seen 1 user messages",
+        "seen 1 user messages",
+    ]
+
+
+async def test_expose_tools_offers_the_agents_own_tools() -> None:
+    async with connected(build().as_mcp_server(expose_tools=True)) as client:
+        names = [t.name for t in (await client.list_tools()).tools]
+        result = await client.call_tool("add", {"a": 1, "b": 2})
+
+    assert names == ["demo", "add", "delete_file"]
+    assert text_of(result) == "3"
+
+
+async def test_failures_are_error_results_that_say_why() -> None:
+    async with connected(build().as_mcp_server()) as client:
+        needs_approval = await client.call_tool("demo", {"task": "delete notes.txt"})
+        empty = await client.call_tool("demo", {"task": " "})
+
+    assert needs_approval.is_error
+    assert "needs a person's approval to call delete_file" in text_of(needs_approval)
+    assert empty.is_error
+    assert "'task' must be a non-empty string" in text_of(empty)
+
+
+async def test_a_workflow_is_served_as_its_agent() -> None:
+    async with connected(AgentMCPServer(SHOUTING_WORKFLOW.as_agent())) as client:
+        result = await client.call_tool("shouter", {"task": "hello"})
+
+    assert text_of(result) == "HELLO!"
+
+
+def test_a_name_clash_with_an_exposed_tool_is_refused() -> None:
+    agent = Agent(client=ScriptedChatClient([]), name="add", tools=[build().tools[0]])
+    with pytest.raises(ValueError, match="pass another name="):
+        agent.as_mcp_server(expose_tools=True)
+
+
+async def test_agentry_serve_mcp_over_stdio_serves_an_agent_to_another_agent() -> None:
+    remote = MCPStdioTool(
+        "demo",
+        sys.executable,
+        ["-m", "agentry.cli", "serve", "mcp", "tests.mcp.served:agent"],
+        env={"PYTHONPATH": ENV["PYTHONPATH"]},
+        cwd=ROOT,
+        request_timeout=30,
+    )
+    model = ScriptedChatClient(
+        [ScriptedChatClient.function_call("demo", {"task": "add 20 and 22"}), "The demo says 42."]
+    )
+    async with remote:
+        response = await Agent(client=model, tools=[remote]).run("Ask demo to add 20 and 22.")
+
+    assert response.text == "The demo says 42."
+    (result,) = [
+        c for m in model.calls[1].messages for c in m.contents if c.type == "function_result"
+    ]
+    assert result.result == "Tool result: 42"
+
+
+@pytest.fixture
+def served_over_http() -> Iterator[str]:
+    port = free_port()
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "agentry.cli",
+            "serve",
+            "mcp",
+            "tests.mcp.served:SHOUTING_WORKFLOW",
+            "--transport",
+            "http",
+            "--port",
+            str(port),
+        ],
+        cwd=ROOT,
+        env=ENV,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_for_port(port, process)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
+async def test_agentry_serve_mcp_over_http_serves_a_workflow(served_over_http: str) -> None:
+    async with MCPStreamableHTTPTool("shouter", served_over_http, request_timeout=30) as remote:
+        (tool,) = remote.functions
+        assert await tool.invoke(arguments={"task": "quiet please"}) == "QUIET PLEASE!"
+
+
+def test_a_bad_target_exits_with_a_clear_message() -> None:
+    completed = subprocess.run(
+        [sys.executable, "-m", "agentry.cli", "serve", "mcp", "json:nothing"],
+        cwd=ROOT,
+        env=ENV,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert completed.returncode == 1
+    assert completed.stderr.startswith("error: 'json' has no 'nothing'")
