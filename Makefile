@@ -12,9 +12,20 @@ export CMAKE_ARGS ?= -DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AV
 # With the default OpenMP policy, spinning threads starve every other process on small machines.
 export OMP_WAIT_POLICY ?= passive
 
-.PHONY: install demo test lint typecheck unit bench clean
+# MCP servers nobody here wrote, for the tests: pinned, installed into a local folder.
+MCP_SERVERS := .mcp-servers
+EVERYTHING := @modelcontextprotocol/server-everything@2026.8.31
+EVERYTHING_STAMP := $(MCP_SERVERS)/.installed-$(subst /,-,$(EVERYTHING))
+
+.PHONY: install mcp-servers demo test lint typecheck unit bench clean
 
 install: $(STAMP)
+
+mcp-servers: $(EVERYTHING_STAMP)
+
+$(EVERYTHING_STAMP):
+	npm install --prefix $(MCP_SERVERS) --no-save --no-audit --no-fund --loglevel=error $(EVERYTHING)
+	touch $@
 
 $(STAMP): pyproject.toml Makefile
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -32,7 +43,7 @@ lint: install
 typecheck: install
 	$(VENV)/bin/basedpyright
 
-unit: install
+unit: install mcp-servers
 	$(VENV)/bin/pytest
 
 test: lint typecheck unit
@@ -41,4 +52,4 @@ bench: install
 	$(PY) -m benchmarks
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(MCP_SERVERS) .pytest_cache .ruff_cache

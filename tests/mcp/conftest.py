@@ -63,3 +63,38 @@ def basic_http_url() -> Iterator[str]:
 def basic_http(url: str, **options: Any) -> MCPStreamableHTTPTool:
     options.setdefault("request_timeout", 20)
     return MCPStreamableHTTPTool("basic", url, **options)
+
+
+ROOT = Path(__file__).resolve().parents[2]
+EVERYTHING = (
+    ROOT / ".mcp-servers/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
+)
+"""`@modelcontextprotocol/server-everything`, installed by `make mcp-servers`."""
+
+
+def everything_command(transport: str) -> list[str]:
+    if not EVERYTHING.is_file():
+        raise FileNotFoundError(
+            f"{EVERYTHING} is missing: run `make mcp-servers` (the test set-up installs it)"
+        )
+    return ["node", str(EVERYTHING), transport]
+
+
+@pytest.fixture(scope="module")
+def everything_http_url() -> Iterator[str]:
+    """server-everything over streamable HTTP on a free port of 127.0.0.1."""
+    import os
+
+    port = free_port()
+    process = subprocess.Popen(
+        everything_command("streamableHttp"),
+        env={**os.environ, "PORT": str(port)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_for_port(port, process)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.terminate()
+        process.wait(10)
