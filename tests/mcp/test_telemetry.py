@@ -58,3 +58,22 @@ async def test_arguments_are_recorded_only_with_sensitive_data(
     attributes = sensitive_telemetry.one("tools/call add").attributes
     assert attributes is not None
     assert attributes["gen_ai.tool.call.arguments"] == '{"a": 2, "b": 3}'
+
+
+async def test_a_served_call_is_a_server_span_around_the_agents_run(
+    telemetry: Telemetry,
+) -> None:
+    from mcp import Client
+    from opentelemetry.trace import SpanKind
+
+    from .served import build
+
+    async with Client(build().as_mcp_server().server) as client:
+        await client.call_tool("demo", {"task": "add 1 and 2"})
+
+    served = telemetry.one("tools/call demo")
+    run = telemetry.one("invoke_agent demo")
+    assert served.kind == SpanKind.SERVER
+    assert run.parent is not None
+    assert served.context is not None
+    assert run.parent.span_id == served.context.span_id
