@@ -63,8 +63,9 @@ async def test_arguments_are_recorded_only_with_sensitive_data(
 async def test_a_served_call_is_a_server_span_around_the_agents_run(
     telemetry: Telemetry,
 ) -> None:
-    from mcp import Client
     from opentelemetry.trace import SpanKind
+
+    from mcp import Client
 
     from .served import build
 
