@@ -169,3 +169,40 @@ def test_chat_uses_the_embedded_local_model_by_default(agentry: Agentry) -> None
     assert answer.strip()
     assert '"gen_ai.provider.name": "llama.cpp"' in result.stderr
     assert '"name": "invoke_agent assistant"' in result.stderr
+
+
+CTRL_C_ON_ANOTHER_THREAD = """
+import asyncio, signal, sys, threading, time
+from agentry.cli import main
+
+def deliver_ctrl_c_to(thread):
+    time.sleep(1)
+    signal.pthread_kill(thread.ident, signal.SIGINT)
+
+busy = threading.Thread(target=time.sleep, args=(60,), daemon=True)
+busy.start()
+threading.Thread(target=deliver_ctrl_c_to, args=(busy,), daemon=True).start()
+sys.exit(main(["chat", "--client", "scripted", "--script", sys.argv[1]]))
+"""
+
+
+def test_ctrl_c_reaching_another_thread_still_ends_the_chat(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    from tests.cli.conftest import SRC
+
+    script = _script(tmp_path, ["never"])
+    # stdin stays open and silent: only the Ctrl-C can end this chat
+    process = subprocess.Popen(
+        [sys.executable, "-c", CTRL_C_ON_ANOTHER_THREAD, script],
+        stdin=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": SRC},
+    )
+    try:
+        assert process.wait(timeout=30) == 130
+    finally:
+        process.kill()
+        process.communicate()

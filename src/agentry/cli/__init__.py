@@ -15,6 +15,7 @@ import argparse
 import asyncio
 import inspect
 import os
+import signal
 import sys
 import traceback
 from collections.abc import Sequence
@@ -109,7 +110,33 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 async def _awaited(result: Any) -> Any:
-    return await result
+    """Await a command's work; Ctrl-C cancels it and surfaces as KeyboardInterrupt.
+
+    The loop's own SIGINT handler wakes the loop whichever thread the signal reaches
+    (a plain Python handler runs only once the main thread wakes, which a loop asleep
+    waiting for input never does).
+    """
+    loop = asyncio.get_running_loop()
+    work = asyncio.ensure_future(result)
+    interrupted = False
+
+    def interrupt() -> None:
+        nonlocal interrupted
+        interrupted = True
+        work.cancel()
+
+    try:
+        loop.add_signal_handler(signal.SIGINT, interrupt)
+    except (NotImplementedError, RuntimeError, ValueError):
+        return await work  # no loop signal handling here (Windows, or not the main thread)
+    try:
+        return await work
+    except asyncio.CancelledError:
+        if interrupted:
+            raise KeyboardInterrupt from None
+        raise
+    finally:
+        loop.remove_signal_handler(signal.SIGINT)
 
 
 def _start_telemetry(arguments: argparse.Namespace) -> Any:

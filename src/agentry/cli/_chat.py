@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import signal
 import sys
 import threading
 from typing import Any
@@ -149,10 +148,6 @@ async def _read_line(prompt: str | None) -> str | None:
             answer.set_result(line)
 
     def read() -> None:
-        if hasattr(signal, "pthread_sigmask"):
-            # Ctrl-C must reach the main thread: a signal this thread took while blocked in
-            # read() would leave the event loop asleep, never running the handler.
-            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         line: str | None
         if prompt is not None:
             try:
