@@ -61,6 +61,13 @@ _EXPORTS: dict[str, str] = {
     "SQLiteHistoryProvider": "agentry.sessions",
     "SessionContext": "agentry.sessions",
     "register_state_type": "agentry.sessions",
+    # files
+    "AgentFileStore": "agentry.files",
+    "FileAccessProvider": "agentry.files",
+    "FileSearchMatch": "agentry.files",
+    "FileSearchResult": "agentry.files",
+    "FileSystemAgentFileStore": "agentry.files",
+    "InMemoryAgentFileStore": "agentry.files",
     # mcp
     "MCPStdioTool": "agentry.mcp",
     "MCPStreamableHTTPTool": "agentry.mcp",
@@ -118,6 +125,7 @@ __all__ = [
     "AgentExecutor",
     "AgentExecutorRequest",
     "AgentExecutorResponse",
+    "AgentFileStore",
     "AgentMiddleware",
     "AgentResponse",
     "AgentResponseUpdate",
@@ -137,15 +145,20 @@ __all__ = [
     "ContextProvider",
     "Default",
     "Executor",
+    "FileAccessProvider",
     "FileCheckpointStorage",
     "FileHistoryProvider",
+    "FileSearchMatch",
+    "FileSearchResult",
     "FileSkill",
+    "FileSystemAgentFileStore",
     "FunctionExecutor",
     "FunctionInvocationConfiguration",
     "FunctionInvocationContext",
     "FunctionMiddleware",
     "FunctionTool",
     "HistoryProvider",
+    "InMemoryAgentFileStore",
     "InMemoryCheckpointStorage",
     "InMemoryHistoryProvider",
     "InlineSkill",
@@ -214,6 +227,14 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:
     from agentry.agents import Agent, BaseAgent, SupportsAgentRun, use_function_invocation
     from agentry.clients import BaseChatClient, SupportsChatGetResponse
+    from agentry.files import (
+        AgentFileStore,
+        FileAccessProvider,
+        FileSearchMatch,
+        FileSearchResult,
+        FileSystemAgentFileStore,
+        InMemoryAgentFileStore,
+    )
     from agentry.mcp import MCPStdioTool, MCPStreamableHTTPTool, MCPTool, MCPWebsocketTool
     from agentry.middleware import (
         AgentContext,

@@ -1,0 +1,120 @@
+"""Path containment: relative paths checked as text, then walked one directory at a time.
+
+A path is accepted only as forward-slash segments with no `..`, no absolute or drive
+prefix, no backslashes and no control characters. On disk every directory is opened
+relative to its parent's descriptor with `O_NOFOLLOW`, so a symbolic link on any segment,
+even one created after the check, is refused instead of followed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import re
+import stat
+import unicodedata
+
+from agentry.files._errors import FileAccessError, MissingFileError, PathEscapeError
+
+__all__ = ["open_directory", "normalize_relative_path", "split_relative_path"]
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_DRIVE = re.compile(r"^[A-Za-z]:")
+_DIRECTORY_FLAGS = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_NOFOLLOW", 0)
+
+
+def normalize_relative_path(path: str, *, allow_root: bool = False) -> str:
+    """`path` as a clean relative path (`a/b.txt`), or a `PathEscapeError` saying why not.
+
+    Empty and `.` segments are dropped. Percent signs and other characters are literal:
+    `%2e%2e` names a file called `%2e%2e`.
+
+    Args:
+        path: The path, with forward slashes.
+        allow_root: Accept a path naming the root itself (`""` or `.`).
+    """
+    if not isinstance(path, str):  # pyright: ignore[reportUnnecessaryIsInstance]
+        raise PathEscapeError(f"a path must be a string, not {type(path).__name__}")
+    if _CONTROL.search(path):
+        raise PathEscapeError(f"path {path!r} contains a NUL or control character")
+    if "\\" in path:
+        raise PathEscapeError(f"path {path!r} contains a backslash; use forward slashes")
+    if path.startswith("/") or _DRIVE.match(path):
+        raise PathEscapeError(f"path {path!r} is absolute; give a path relative to the store")
+    parts = [part for part in path.split("/") if part not in ("", ".")]
+    for part in parts:
+        # NFKC folds look-alikes such as fullwidth dots into `..` on some systems
+        if part == ".." or unicodedata.normalize("NFKC", part) in ("..", "."):
+            raise PathEscapeError(f"path {path!r} leaves its folder with '..'; remove it")
+    if not parts and not allow_root:
+        raise PathEscapeError(f"path {path!r} names no file")
+    return "/".join(parts)
+
+
+def split_relative_path(path: str, *, allow_root: bool = False) -> list[str]:
+    """The segments of a checked relative path."""
+    normalized = normalize_relative_path(path, allow_root=allow_root)
+    return normalized.split("/") if normalized else []
+
+
+def open_directory(root_fd: int, parts: list[str], *, create: bool, shown: str) -> int:
+    """A descriptor of the directory `parts` below `root_fd`, never following a link.
+
+    Args:
+        root_fd: An open descriptor of the root directory.
+        parts: The directory's path segments (checked with `split_relative_path`).
+        create: Make missing directories.
+        shown: The path as the caller gave it, for error messages.
+
+    Raises:
+        PathEscapeError: A segment is a symbolic link.
+        FileAccessError: A segment is missing (and `create` is off) or not a directory.
+    """
+    fd = os.dup(root_fd)
+    try:
+        for index, part in enumerate(parts):
+            try:
+                next_fd = os.open(part, _DIRECTORY_FLAGS, dir_fd=fd)
+            except FileNotFoundError:
+                if not create:
+                    raise MissingFileError(
+                        f"no folder {'/'.join(parts[: index + 1])!r} (in {shown!r})"
+                    ) from None
+                # made meanwhile? opening it below still refuses a link
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(part, 0o755, dir_fd=fd)
+                next_fd = _open_existing(part, fd, parts[: index + 1], shown)
+            except OSError as error:
+                raise _walk_error(error, part, fd, parts[: index + 1], shown) from None
+            os.close(fd)
+            fd = next_fd
+        return fd
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _open_existing(part: str, fd: int, walked: list[str], shown: str) -> int:
+    try:
+        return os.open(part, _DIRECTORY_FLAGS, dir_fd=fd)
+    except OSError as error:
+        raise _walk_error(error, part, fd, walked, shown) from None
+
+
+def _walk_error(error: OSError, part: str, fd: int, walked: list[str], shown: str) -> Exception:
+    where = "/".join(walked)
+    if error.errno in (errno.ELOOP, errno.ENOTDIR) and _is_link(part, fd):
+        return PathEscapeError(
+            f"{where!r} (in {shown!r}) is a symbolic link; links are not followed"
+        )
+    if error.errno == errno.ENOTDIR:
+        return FileAccessError(f"{where!r} (in {shown!r}) is a file, not a folder")
+    return FileAccessError(f"cannot open folder {where!r} (in {shown!r}): {error.strerror}")
+
+
+def _is_link(name: str, fd: int) -> bool:
+    try:
+        return stat.S_ISLNK(os.stat(name, dir_fd=fd, follow_symlinks=False).st_mode)
+    except OSError:
+        return False

@@ -1,0 +1,279 @@
+"""`FileSystemAgentFileStore`: files on disk under one root folder, and nowhere else."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import stat
+import uuid
+from collections.abc import Callable, Generator, Iterator
+from pathlib import Path
+from typing import TypeVar
+
+from agentry.files._containment import open_directory, split_relative_path
+from agentry.files._errors import FileAccessError, MissingFileError, PathEscapeError
+from agentry.files._search import FileSearchResult, TextQuery
+from agentry.files._store import AgentFileStore
+
+__all__ = ["FileSystemAgentFileStore"]
+
+T = TypeVar("T")
+
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024
+
+
+class FileSystemAgentFileStore(AgentFileStore):
+    """An `AgentFileStore` on disk, contained in `root`.
+
+    Every operation walks the path one folder at a time from the root with `O_NOFOLLOW`,
+    so no symbolic link is ever followed, including links swapped in after a check; a
+    path through a link is refused with `PathEscapeError`. Writes are atomic (a temporary
+    file in the same folder, flushed, then renamed over the target), and reads and writes
+    larger than `max_file_bytes` are refused. Blocking calls run in a worker thread.
+
+    Args:
+        root: The folder the store lives in (created if missing).
+        max_file_bytes: The largest file it reads or writes.
+
+    Example:
+        >>> store = FileSystemAgentFileStore("agent-files")  # doctest: +SKIP
+    """
+
+    def __init__(self, root: str | Path, *, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES) -> None:
+        if os.name != "posix":
+            raise FileAccessError(
+                "FileSystemAgentFileStore needs a POSIX system (descriptor-relative, "
+                "link-refusing opens); use InMemoryAgentFileStore elsewhere"
+            )
+        self.root = Path(root).absolute()
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.max_file_bytes = max_file_bytes
+
+    # region operations
+
+    async def write_file(self, path: str, content: str) -> None:
+        data = str(content).encode("utf-8")
+        if len(data) > self.max_file_bytes:
+            raise FileAccessError(
+                f"{path!r} would be {len(data)} bytes, over the store's limit of "
+                f"{self.max_file_bytes}; write a smaller file"
+            )
+        await self._run(self._write, path, data)
+
+    async def read_file(self, path: str) -> str:
+        return await self._run(self._read, path)
+
+    async def delete_file(self, path: str) -> bool:
+        return await self._run(self._delete, path)
+
+    async def list_files(self, directory: str = "", *, recursive: bool = False) -> list[str]:
+        return await self._run(self._list, directory, recursive)
+
+    async def file_exists(self, path: str) -> bool:
+        return await self._run(self._exists, path)
+
+    async def search_files(
+        self,
+        pattern: str,
+        *,
+        directory: str = "",
+        glob: str | None = None,
+        regex: bool = False,
+        case_sensitive: bool = False,
+        max_results: int = 50,
+    ) -> list[FileSearchResult]:
+        query = TextQuery(pattern, regex=regex, case_sensitive=case_sensitive, glob=glob)
+        return await self._run(self._search, query, directory, max_results)
+
+    async def create_directory(self, path: str) -> None:
+        await self._run(self._make_directory, path)
+
+    # endregion
+
+    # region blocking work
+
+    async def _run(self, work: Callable[..., T], *arguments: object) -> T:
+        try:
+            return await asyncio.to_thread(work, *arguments)
+        except OSError as error:  # the disk changed under us, or refused
+            raise FileAccessError(
+                f"file operation failed: {error.strerror or error}; if the folder changed "
+                "meanwhile, try again"
+            ) from error
+
+    @contextlib.contextmanager
+    def _parent(self, path: str, *, create: bool) -> Generator[tuple[int, str], None, None]:
+        """The open folder holding `path`, and the file's name in it."""
+        parts = split_relative_path(path)
+        root_fd = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY | _CLOEXEC)
+        try:
+            parent_fd = open_directory(root_fd, parts[:-1], create=create, shown=path)
+        finally:
+            os.close(root_fd)
+        try:
+            yield parent_fd, parts[-1]
+        finally:
+            os.close(parent_fd)
+
+    def _write(self, path: str, data: bytes) -> None:
+        with self._parent(path, create=True) as (folder, name):
+            existing = _lstat(name, folder)
+            if existing is not None and stat.S_ISDIR(existing.st_mode):
+                raise FileAccessError(f"{path!r} is a folder; choose a file name")
+            if existing is not None and stat.S_ISLNK(existing.st_mode):
+                raise PathEscapeError(f"{path!r} is a symbolic link; links are not followed")
+            temporary = f".{name}.{uuid.uuid4().hex}.tmp"
+            fd = os.open(
+                temporary,
+                os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC,
+                0o644,
+                dir_fd=folder,
+            )
+            try:
+                with os.fdopen(fd, "wb") as file:
+                    file.write(data)
+                    file.flush()
+                    os.fsync(file.fileno())
+                os.replace(temporary, name, src_dir_fd=folder, dst_dir_fd=folder)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.unlink(temporary, dir_fd=folder)
+                raise
+
+    def _read(self, path: str) -> str:
+        try:
+            with self._parent(path, create=False) as (folder, name):
+                fd = self._open_file(path, name, folder)
+                with os.fdopen(fd, "rb") as file:
+                    size = os.fstat(file.fileno()).st_size
+                    if size > self.max_file_bytes:
+                        raise FileAccessError(
+                            f"{path!r} is {size} bytes, over the store's limit of "
+                            f"{self.max_file_bytes}; it cannot be read whole"
+                        )
+                    data = file.read(self.max_file_bytes + 1)
+        except MissingFileError:
+            raise MissingFileError(f"no file {path!r}; list the files to see what exists") from None
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise FileAccessError(f"{path!r} is not UTF-8 text") from None
+
+    def _open_file(self, path: str, name: str, folder: int) -> int:
+        try:
+            fd = os.open(name, os.O_RDONLY | _NOFOLLOW | _CLOEXEC, dir_fd=folder)
+        except FileNotFoundError:
+            raise MissingFileError(f"no file {path!r}; list the files to see what exists") from None
+        except OSError as error:
+            if _is_link(name, folder):
+                raise PathEscapeError(
+                    f"{path!r} is a symbolic link; links are not followed"
+                ) from None
+            raise FileAccessError(f"cannot open {path!r}: {error.strerror}") from None
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise FileAccessError(f"{path!r} is not a file")
+        return fd
+
+    def _delete(self, path: str) -> bool:
+        try:
+            with self._parent(path, create=False) as (folder, name):
+                existing = _lstat(name, folder)
+                if existing is None:
+                    return False
+                if stat.S_ISLNK(existing.st_mode):
+                    raise PathEscapeError(f"{path!r} is a symbolic link; links are not followed")
+                if not stat.S_ISREG(existing.st_mode):
+                    raise FileAccessError(f"{path!r} is not a file")
+                os.unlink(name, dir_fd=folder)
+                return True
+        except MissingFileError:
+            return False
+
+    def _exists(self, path: str) -> bool:
+        try:
+            with self._parent(path, create=False) as (folder, name):
+                existing = _lstat(name, folder)
+        except MissingFileError:
+            return False
+        return existing is not None and stat.S_ISREG(existing.st_mode)
+
+    def _make_directory(self, path: str) -> None:
+        parts = split_relative_path(path)
+        root_fd = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY | _CLOEXEC)
+        try:
+            os.close(open_directory(root_fd, parts, create=True, shown=path))
+        finally:
+            os.close(root_fd)
+
+    def _list(self, directory: str, recursive: bool) -> list[str]:
+        return sorted(path for path, _ in self._walk(directory, recursive))
+
+    def _walk(self, directory: str, recursive: bool) -> Iterator[tuple[str, int]]:
+        """(path, folder descriptor) of each regular file; links are skipped."""
+        parts = split_relative_path(directory, allow_root=True)
+        root_fd = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY | _CLOEXEC)
+        try:
+            try:
+                folder = open_directory(root_fd, parts, create=False, shown=directory or ".")
+            except MissingFileError:
+                return
+        finally:
+            os.close(root_fd)
+        yield from _files_in(folder, "/".join(parts), recursive)
+
+    def _search(self, query: TextQuery, directory: str, max_results: int) -> list[FileSearchResult]:
+        results: list[FileSearchResult] = []
+        for path in self._list(directory, recursive=True):
+            if len(results) >= max_results:
+                break
+            if not query.wants(path):
+                continue
+            try:
+                text = self._read(path)
+            except FileAccessError:
+                continue  # too large, not text, or changed meanwhile
+            found = query.search(path, text)
+            if found is not None:
+                results.append(found)
+        return results
+
+    # endregion
+
+
+def _files_in(folder: int, prefix: str, recursive: bool) -> Iterator[tuple[str, int]]:
+    """Walk an open folder (closing it when done), never through links."""
+    try:
+        for entry in sorted(os.scandir(folder), key=lambda e: e.name):
+            path = f"{prefix}/{entry.name}" if prefix else entry.name
+            if entry.is_symlink() or (entry.name.endswith(".tmp") and entry.name.startswith(".")):
+                continue
+            if entry.is_file(follow_symlinks=False):
+                yield path, folder
+            elif recursive and entry.is_dir(follow_symlinks=False):
+                try:
+                    child = os.open(
+                        entry.name,
+                        os.O_RDONLY | os.O_DIRECTORY | _NOFOLLOW | _CLOEXEC,
+                        dir_fd=folder,
+                    )
+                except OSError:
+                    continue  # replaced by a link or removed meanwhile
+                yield from _files_in(child, path, recursive)
+    finally:
+        os.close(folder)
+
+
+def _lstat(name: str, folder: int) -> os.stat_result | None:
+    try:
+        return os.stat(name, dir_fd=folder, follow_symlinks=False)
+    except FileNotFoundError:
+        return None
+
+
+def _is_link(name: str, folder: int) -> bool:
+    existing = _lstat(name, folder)
+    return existing is not None and stat.S_ISLNK(existing.st_mode)
