@@ -1,0 +1,151 @@
+"""Tool policies, result limits and redaction, each through a real agent run or logger."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import pytest
+
+from agentry import Agent, tool
+from agentry.clients.scripted import ScriptedChatClient
+from agentry.security import RedactingFilter, Redactor, ResultSizeLimit, ToolPolicy
+
+call = ScriptedChatClient.function_call
+ran: list[str] = []
+
+
+@tool
+def read_notes() -> str:
+    """Read the notes."""
+    ran.append("read_notes")
+    return "notes"
+
+
+@tool
+def delete_notes() -> str:
+    """Delete the notes."""
+    ran.append("delete_notes")
+    return "deleted"
+
+
+@tool
+def dump(size: int) -> str:
+    """Return `size` characters."""
+    return "x" * size
+
+
+def last_results(model: ScriptedChatClient) -> list[Any]:
+    return [
+        c.result
+        for m in model.calls[-1].messages
+        for c in m.contents
+        if c.type == "function_result"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("policy", "allowed"),
+    [
+        (ToolPolicy(), {"read_notes", "delete_notes", "file_access_read_file"}),
+        (ToolPolicy(deny=["delete_*"]), {"read_notes", "file_access_read_file"}),
+        (ToolPolicy(allow=["read_notes"]), {"read_notes"}),
+        (ToolPolicy(allow=["*"], deny=["*notes"]), {"file_access_read_file"}),
+        (ToolPolicy(allow=["file_access_*"]), {"file_access_read_file"}),
+    ],
+)
+def test_allow_deny_and_globs(policy: ToolPolicy, allowed: set[str]) -> None:
+    names = {"read_notes", "delete_notes", "file_access_read_file"}
+    assert {n for n in names if policy.allows(n)} == allowed
+
+
+async def test_a_denied_call_does_not_run_and_the_model_is_told_why(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    ran.clear()
+    model = ScriptedChatClient(
+        [
+            ScriptedChatClient.function_calls(
+                [("read_notes", {}, None), ("delete_notes", {"secret": "s3cret"}, None)]
+            ),
+            "I could read but not delete.",
+        ]
+    )
+    agent = Agent(
+        client=model, tools=[read_notes, delete_notes], middleware=[ToolPolicy(deny=["delete_*"])]
+    )
+    with caplog.at_level(logging.WARNING, logger="agentry.security"):
+        response = await agent.run("Read, then delete the notes.")
+
+    assert response.text == "I could read but not delete."
+    assert ran == ["read_notes"]
+    assert last_results(model) == [
+        "notes",
+        "Error: the tool 'delete_notes' is not allowed here; do without it.",
+    ]
+    assert any("refused a call of 'delete_notes'" in r.getMessage() for r in caplog.records)
+    assert all("s3cret" not in r.getMessage() for r in caplog.records)
+
+
+def test_a_string_where_a_list_belongs_is_refused() -> None:
+    with pytest.raises(TypeError, match="not the string"):
+        ToolPolicy(deny="delete_notes")  # type: ignore[arg-type]
+
+
+async def test_long_results_are_cut_with_a_marker() -> None:
+    model = ScriptedChatClient(
+        [
+            ScriptedChatClient.function_calls(
+                [("dump", {"size": 50}, None), ("dump", {"size": 5}, None)]
+            ),
+            "Done.",
+        ]
+    )
+    agent = Agent(client=model, tools=[dump], middleware=[ResultSizeLimit(max_chars=20)])
+    await agent.run("Dump.")
+
+    long, short = last_results(model)
+    assert long.startswith("x" * 20 + "\n[... 30 more characters cut")
+    assert "over the limit of 20" in long
+    assert short == "xxxxx"
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("key sk-proj-abcdefghijklmnop1234 here", "sk-proj-abcdefghijklmnop1234"),
+        ("Authorization: Bearer eyJhbGciOi.payload.sig", "eyJhbGciOi.payload.sig"),
+        ("aws AKIAIOSFODNN7EXAMPLE id", "AKIAIOSFODNN7EXAMPLE"),
+        ("-----BEGIN PRIVATE KEY-----\nMIIEvQ\n-----END PRIVATE KEY-----", "MIIEvQ"),
+        ("login password=swordfish now", "swordfish"),
+        ("api_key: abc123xyz", "abc123xyz"),
+        ("token ghp_" + "a" * 36, "ghp_" + "a" * 36),
+    ],
+)
+def test_each_kind_of_secret_is_redacted(text: str, secret: str) -> None:
+    redacted = Redactor().redact(text)
+    assert secret not in redacted
+    assert "[REDACTED]" in redacted
+
+
+def test_known_values_and_extra_patterns_are_redacted_too() -> None:
+    redactor = Redactor(secrets=["correct horse"], extra_patterns=[r"acct-\d{6}"])
+    assert redactor.redact("pass correct horse for acct-123456") == "pass [REDACTED] for [REDACTED]"
+    assert Redactor([]).redact("sk-abcdefghijklmnopqrstu") == "sk-abcdefghijklmnopqrstu"
+    with pytest.raises(ValueError, match="not a valid regular expression"):
+        Redactor(extra_patterns=["("])
+
+
+def test_the_logging_filter_redacts_messages_and_arguments(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    logger = logging.getLogger("agentry.test_redaction")
+    redacting = RedactingFilter(Redactor(secrets=["hunter2"]))
+    logger.addFilter(redacting)
+    try:
+        with caplog.at_level(logging.INFO, logger="agentry.test_redaction"):
+            logger.info("calling with %s and key %s", "hunter2", "sk-abcdefghijklmnopqrstuv")
+    finally:
+        logger.removeFilter(redacting)
+    (record,) = caplog.records
+    assert record.getMessage() == "calling with [REDACTED] and key [REDACTED]"
