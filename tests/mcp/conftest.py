@@ -6,7 +6,8 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +31,7 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def wait_for_port(port: int, process: subprocess.Popen[bytes], timeout: float = 20) -> None:
+def wait_for_port(port: int, process: subprocess.Popen[Any], timeout: float = 20) -> None:
     """Wait until something listens on `port` (or fail when the process ends first)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -43,14 +44,11 @@ def wait_for_port(port: int, process: subprocess.Popen[bytes], timeout: float = 
     raise TimeoutError(f"nothing listened on port {port} within {timeout} s")
 
 
-@pytest.fixture(scope="module")
-def basic_http_url() -> Iterator[str]:
-    """`servers/basic.py` over streamable HTTP on a free port of 127.0.0.1."""
-    port = free_port()
+@contextmanager
+def serving(command: list[str], port: int, **popen: Any) -> Generator[str, None, None]:
+    """Run a server process until the block ends; its `/mcp` URL once it listens."""
     process = subprocess.Popen(
-        [sys.executable, BASIC, "http", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, **popen
     )
     try:
         wait_for_port(port, process)
@@ -58,6 +56,14 @@ def basic_http_url() -> Iterator[str]:
     finally:
         process.terminate()
         process.wait(10)
+
+
+@pytest.fixture(scope="module")
+def basic_http_url() -> Iterator[str]:
+    """`servers/basic.py` over streamable HTTP on a free port of 127.0.0.1."""
+    port = free_port()
+    with serving([sys.executable, BASIC, "http", str(port)], port) as url:
+        yield url
 
 
 def basic_http(url: str, **options: Any) -> MCPStreamableHTTPTool:
@@ -86,15 +92,6 @@ def everything_http_url() -> Iterator[str]:
     import os
 
     port = free_port()
-    process = subprocess.Popen(
-        everything_command("streamableHttp"),
-        env={**os.environ, "PORT": str(port)},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        wait_for_port(port, process)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        process.terminate()
-        process.wait(10)
+    environment = {**os.environ, "PORT": str(port)}
+    with serving(everything_command("streamableHttp"), port, env=environment) as url:
+        yield url

@@ -17,7 +17,7 @@ from agentry.clients.scripted import ScriptedChatClient
 from agentry.mcp import AgentMCPServer, MCPStdioTool, MCPStreamableHTTPTool
 from mcp import Client
 
-from .conftest import free_port, wait_for_port
+from .conftest import free_port, serving
 from .served import SHOUTING_WORKFLOW, build
 
 pytestmark = pytest.mark.timeout(60)
@@ -121,30 +121,12 @@ async def test_agentry_serve_mcp_over_stdio_serves_an_agent_to_another_agent() -
 @pytest.fixture
 def served_over_http() -> Iterator[str]:
     port = free_port()
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "agentry.cli",
-            "serve",
-            "mcp",
-            "tests.mcp.served:SHOUTING_WORKFLOW",
-            "--transport",
-            "http",
-            "--port",
-            str(port),
-        ],
-        cwd=ROOT,
-        env=ENV,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        wait_for_port(port, process)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        process.terminate()
-        process.wait(10)
+    command = [
+        *(sys.executable, "-m", "agentry.cli", "serve", "mcp"),
+        *("tests.mcp.served:SHOUTING_WORKFLOW", "--transport", "http", "--port", str(port)),
+    ]
+    with serving(command, port, cwd=ROOT, env=ENV) as url:
+        yield url
 
 
 async def test_agentry_serve_mcp_over_http_serves_a_workflow(served_over_http: str) -> None:

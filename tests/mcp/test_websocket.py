@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from collections.abc import Iterator
 
@@ -12,7 +11,7 @@ from agentry import Agent
 from agentry.clients.scripted import ScriptedChatClient
 from agentry.mcp import MCPConnectionError, MCPWebsocketTool
 
-from .conftest import SERVERS, free_port, wait_for_port
+from .conftest import SERVERS, free_port, serving
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -20,17 +19,8 @@ pytestmark = pytest.mark.timeout(60)
 @pytest.fixture(scope="module")
 def websocket_url() -> Iterator[str]:
     port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, str(SERVERS / "websocket.py"), str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        wait_for_port(port, process)
-        yield f"ws://127.0.0.1:{port}/mcp"
-    finally:
-        process.terminate()
-        process.wait(10)
+    with serving([sys.executable, str(SERVERS / "websocket.py"), str(port)], port) as url:
+        yield url.replace("http://", "ws://", 1)
 
 
 async def test_an_agent_calls_a_tool_over_a_websocket(websocket_url: str) -> None:
