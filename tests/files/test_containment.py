@@ -114,6 +114,15 @@ async def test_links_made_after_the_store_are_not_followed(
     assert outside_untouched(tmp_path)
 
 
+async def test_a_hard_link_to_a_file_outside_is_not_read(
+    sandbox: tuple[FileSystemAgentFileStore, Path],
+) -> None:
+    store, tmp_path = sandbox
+    os.link(tmp_path / "secret" / "key.txt", tmp_path / "root" / "alias.txt")
+    with pytest.raises(PathEscapeError, match="other hard links"):
+        await store.read_file("alias.txt")
+
+
 async def test_a_folder_swapped_for_a_link_while_writing_never_lets_a_write_out(
     sandbox: tuple[FileSystemAgentFileStore, Path],
 ) -> None:

@@ -149,3 +149,38 @@ def test_the_logging_filter_redacts_messages_and_arguments(
         logger.removeFilter(redacting)
     (record,) = caplog.records
     assert record.getMessage() == "calling with [REDACTED] and key [REDACTED]"
+
+
+async def test_recorded_telemetry_passes_through_the_redactor() -> None:
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    from agentry.observability import disable_instrumentation, enable_instrumentation
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    enable_instrumentation(
+        enable_sensitive_data=True, tracer_provider=provider, redact=Redactor().redact
+    )
+    try:
+        model = ScriptedChatClient(
+            [call("read_notes", {}), "Your key is sk-abcdefghijklmnopqrstuv."]
+        )
+        await Agent(client=model, tools=[read_notes], name="keeper").run(
+            "Remember password=swordfish please."
+        )
+    finally:
+        disable_instrumentation()
+        provider.shutdown()
+
+    recorded = " ".join(
+        str(value)
+        for span in exporter.get_finished_spans()
+        for value in (span.attributes or {}).values()
+    )
+    assert "Remember" in recorded  # content is recorded...
+    assert "swordfish" not in recorded  # ...without its secrets
+    assert "sk-abcdefghijklmnopqrstuv" not in recorded
+    assert "[REDACTED]" in recorded

@@ -173,9 +173,14 @@ class FileSystemAgentFileStore(AgentFileStore):
                     f"{path!r} is a symbolic link; links are not followed"
                 ) from None
             raise FileAccessError(f"cannot open {path!r}: {error.strerror}") from None
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        status = os.fstat(fd)
+        if not stat.S_ISREG(status.st_mode):
             os.close(fd)
             raise FileAccessError(f"{path!r} is not a file")
+        if status.st_nlink > 1:
+            # another name for the same file may live outside the root
+            os.close(fd)
+            raise PathEscapeError(f"{path!r} has other hard links; it is not read")
         return fd
 
     def _delete(self, path: str) -> bool:

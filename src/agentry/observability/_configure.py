@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Union, cast
 
@@ -51,6 +51,7 @@ def configure_otel(
     service_name: str = "agentry",
     metrics: MetricsChoice = "auto",
     set_global: bool = True,
+    redact: Callable[[str], str] | None = None,
 ) -> OtelSetup:
     """Export agentry's spans and metrics, following the GenAI semantic conventions.
 
@@ -65,6 +66,8 @@ def configure_otel(
             `"auto"` follows the first of `exporter` when it is a name, else no metrics.
         set_global: Also make the providers OpenTelemetry's global ones (if none is set yet),
             so other instrumented libraries share them.
+        redact: Applied to every recorded text while sensitive data is on, such as
+            `agentry.security.Redactor().redact`.
 
     Returns:
         The providers, to flush or shut down.
@@ -109,6 +112,7 @@ def configure_otel(
         enable_sensitive_data=enable_sensitive_data,
         tracer_provider=tracer_provider,
         meter_provider=meter_provider,
+        redact=redact,
     )
     return OtelSetup(tracer_provider, meter_provider)
 

@@ -153,5 +153,11 @@ async def step_in_span(
 
 
 def _clean(attributes: Mapping[str, Any]) -> dict[str, Any]:
-    """Attributes without the unknown (`None`) values OpenTelemetry rejects."""
-    return {k: v for k, v in attributes.items() if v is not None}
+    """Attributes without the unknown (`None`) values OpenTelemetry rejects; with sensitive
+    data on and a redactor set, text values pass through the redactor."""
+    redact = _state.redact_text if _state.sensitive_data else None
+    if redact is None:
+        return {k: v for k, v in attributes.items() if v is not None}
+    return {
+        k: redact(v) if isinstance(v, str) else v for k, v in attributes.items() if v is not None
+    }

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from typing import Any
 
 __all__ = [
@@ -29,6 +30,8 @@ tracer_provider: Any = None
 """The tracer provider to use; `None` means the global one."""
 meter_provider: Any = None
 """The meter provider to use; `None` means the global one."""
+redact_text: Callable[[str], str] | None = None
+"""Applied to recorded text (prompts, answers, tool arguments and results), if set."""
 
 
 def enable_instrumentation(
@@ -36,6 +39,7 @@ def enable_instrumentation(
     enable_sensitive_data: bool = False,
     tracer_provider: Any = None,
     meter_provider: Any = None,
+    redact: Callable[[str], str] | None = None,
 ) -> None:
     """Turn on spans and metrics, sent to the given providers (default: the global ones).
 
@@ -46,23 +50,27 @@ def enable_instrumentation(
         enable_sensitive_data: Record prompts, responses, tool arguments and results.
         tracer_provider: An OpenTelemetry `TracerProvider` (default: the global one).
         meter_provider: An OpenTelemetry `MeterProvider` (default: the global one).
+        redact: Applied to every recorded text attribute while sensitive data is on,
+            such as `agentry.security.Redactor().redact`.
 
     Example:
         >>> from agentry.observability import enable_instrumentation, disable_instrumentation
         >>> enable_instrumentation()
         >>> disable_instrumentation()
     """
-    global enabled, sensitive_data
+    global enabled, sensitive_data, redact_text
     _set_providers(tracer_provider, meter_provider)
     sensitive_data = enable_sensitive_data
+    redact_text = redact
     enabled = True
 
 
 def disable_instrumentation() -> None:
     """Turn spans and metrics off again (the default)."""
-    global enabled, sensitive_data
+    global enabled, sensitive_data, redact_text
     enabled = False
     sensitive_data = False
+    redact_text = None
     _set_providers(None, None)
 
 
