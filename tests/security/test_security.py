@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from typing import Any
 
 import pytest
@@ -184,3 +185,39 @@ async def test_recorded_telemetry_passes_through_the_redactor() -> None:
     assert "swordfish" not in recorded  # ...without its secrets
     assert "sk-abcdefghijklmnopqrstuv" not in recorded
     assert "[REDACTED]" in recorded
+
+
+def deletes_all(name: str, arguments: Mapping[str, Any]) -> bool:
+    return name == "delete_notes" and arguments.get("all") is True
+
+
+@pytest.mark.parametrize("rule", [["delete_*"], deletes_all])
+async def test_a_policy_can_hold_calls_for_approval_the_tool_does_not_ask_for(rule: Any) -> None:
+    from agentry import Message
+
+    ran.clear()
+    model = ScriptedChatClient(
+        [
+            ScriptedChatClient.function_calls(
+                [("read_notes", {}, None), ("delete_notes", {"all": True}, None)]
+            ),
+            "Read and deleted.",
+        ]
+    )
+    agent = Agent(
+        client=model,
+        tools=[read_notes, delete_notes],
+        middleware=[ToolPolicy(require_approval=rule)],
+    )
+    session = agent.create_session()
+
+    paused = await agent.run("Read, then delete all notes.", session=session)
+    assert ran == []
+    (request,) = paused.user_input_requests
+    assert request.function_call is not None
+    assert request.function_call.name == "delete_notes"
+
+    approval = request.to_function_approval_response(approved=True)
+    done = await agent.run(Message("user", [approval]), session=session)
+    assert done.text == "Read and deleted."
+    assert sorted(ran) == ["delete_notes", "read_notes"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from agentry.tools import FunctionTool
 from agentry.types import Content, Message
@@ -14,10 +14,29 @@ __all__ = ["ApprovalOutcome", "approval_requests", "calls_needing_approval", "re
 REJECTED_RESULT = "Error: the user did not approve this tool call; do not retry it."
 
 
-def calls_needing_approval(calls: Sequence[Content], tools: Sequence[Any]) -> list[Content]:
-    """The calls whose tool asks for a person's approval before it runs."""
-    requiring = _names_requiring_approval(tools)
-    return [c for c in calls if c.name in requiring]
+ApprovalRule = Callable[[Content], bool]
+"""Says whether a tool call must wait for a person's approval, whatever its tool declares."""
+
+
+def approval_rules(function_middleware: Sequence[Any]) -> list[ApprovalRule]:
+    """The approval rules of function middleware: the `requires_approval(call)` method of
+    middleware objects that have one (such as `agentry.security.ToolPolicy`)."""
+    rules: list[ApprovalRule] = []
+    for middleware in function_middleware:
+        owner = getattr(middleware, "__self__", middleware)
+        rule = getattr(owner, "requires_approval", None)
+        if callable(rule):
+            rules.append(cast("ApprovalRule", rule))
+    return rules
+
+
+def calls_needing_approval(
+    calls: Sequence[Content], tools: Sequence[Any], rules: Sequence[ApprovalRule] = ()
+) -> list[Content]:
+    """The calls whose tool asks for a person's approval before it runs, or that a rule
+    holds for approval."""
+    needs = _approval_check(tools, rules)
+    return [c for c in calls if needs(c)]
 
 
 def approval_requests(calls: Sequence[Content]) -> list[Content]:
@@ -55,6 +74,7 @@ def resolve_approvals(
     input_messages: list[Message],
     conversation: Callable[[], Sequence[Message]],
     tools: Sequence[Any],
+    rules: Sequence[ApprovalRule] = (),
 ) -> ApprovalOutcome:
     """Take approval answers out of the input and decide which held calls run.
 
@@ -84,7 +104,7 @@ def resolve_approvals(
             )
         kept.append(message)
     outcome = ApprovalOutcome(messages=kept)
-    requiring = _names_requiring_approval(tools)
+    needs = _approval_check(tools, rules)
     calls: dict[str, Content] = {}
     answered: set[str] = set()
     for message in conversation():
@@ -101,13 +121,18 @@ def resolve_approvals(
         if call_id in answered:
             continue
         answer = answers.get(call_id)
-        if (answer is None and call.name in requiring) or (
-            answer is not None and not answer.approved
-        ):
+        if (answer is None and needs(call)) or (answer is not None and not answer.approved):
             outcome.rejected.append(call)
         else:
             outcome.to_run.append(call)
     return outcome
+
+
+def _approval_check(tools: Sequence[Any], rules: Sequence[ApprovalRule]) -> ApprovalRule:
+    requiring = _names_requiring_approval(tools)
+    if not rules:
+        return lambda call: call.name in requiring
+    return lambda call: call.name in requiring or any(rule(call) for rule in rules)
 
 
 def _names_requiring_approval(tools: Sequence[Any]) -> set[str]:

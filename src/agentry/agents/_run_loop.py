@@ -10,7 +10,12 @@ from contextlib import aclosing
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from agentry.agents._approvals import approval_requests, calls_needing_approval, resolve_approvals
+from agentry.agents._approvals import (
+    approval_requests,
+    approval_rules,
+    calls_needing_approval,
+    resolve_approvals,
+)
 from agentry.middleware._base import MiddlewareFunction, run_pipeline
 from agentry.middleware._contexts import ChatContext
 from agentry.sessions import AgentSession, ContextProvider, HistoryProvider, SessionContext
@@ -136,7 +141,8 @@ class _Run:
 
     async def _turns(self) -> AsyncGenerator[AgentResponseUpdate, None]:
         plan, context = self.plan, self.context
-        outcome = resolve_approvals(context.input_messages, context.get_messages, self.tools)
+        rules = approval_rules(plan.function_middleware)
+        outcome = resolve_approvals(context.input_messages, context.get_messages, self.tools, rules)
         context.input_messages = outcome.messages
         conversation = self._prompt()
         sent = 0  # with a service-kept conversation, only messages after this index are sent
@@ -195,7 +201,7 @@ class _Run:
             calls = [c for m in response.messages for c in m.contents if c.type == "function_call"]
             if not calls or not tools_allowed:
                 return
-            held = calls_needing_approval(calls, self.tools)
+            held = calls_needing_approval(calls, self.tools, rules)
             if held:
                 requests = approval_requests(held)
                 response.messages[-1].contents.extend(requests)
