@@ -104,15 +104,19 @@ class FileSystemAgentFileStore(AgentFileStore):
                 "meanwhile, try again"
             ) from error
 
+    def _open_folder(self, parts: list[str], *, create: bool, shown: str) -> int:
+        """A descriptor of the folder `parts` below the root (see `open_directory`)."""
+        root_fd = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY | _CLOEXEC)
+        try:
+            return open_directory(root_fd, parts, create=create, shown=shown)
+        finally:
+            os.close(root_fd)
+
     @contextlib.contextmanager
     def _parent(self, path: str, *, create: bool) -> Generator[tuple[int, str], None, None]:
         """The open folder holding `path`, and the file's name in it."""
         parts = split_relative_path(path)
-        root_fd = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY | _CLOEXEC)
-        try:
-            parent_fd = open_directory(root_fd, parts[:-1], create=create, shown=path)
-        finally:
-            os.close(root_fd)
+        parent_fd = self._open_folder(parts[:-1], create=create, shown=path)
         try:
             yield parent_fd, parts[-1]
         finally:
@@ -207,12 +211,7 @@ class FileSystemAgentFileStore(AgentFileStore):
         return existing is not None and stat.S_ISREG(existing.st_mode)
 
     def _make_directory(self, path: str) -> None:
-        parts = split_relative_path(path)
-        root_fd = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY | _CLOEXEC)
-        try:
-            os.close(open_directory(root_fd, parts, create=True, shown=path))
-        finally:
-            os.close(root_fd)
+        os.close(self._open_folder(split_relative_path(path), create=True, shown=path))
 
     def _list(self, directory: str, recursive: bool) -> list[str]:
         return sorted(path for path, _ in self._walk(directory, recursive))
@@ -220,14 +219,10 @@ class FileSystemAgentFileStore(AgentFileStore):
     def _walk(self, directory: str, recursive: bool) -> Iterator[tuple[str, int]]:
         """(path, folder descriptor) of each regular file; links are skipped."""
         parts = split_relative_path(directory, allow_root=True)
-        root_fd = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY | _CLOEXEC)
         try:
-            try:
-                folder = open_directory(root_fd, parts, create=False, shown=directory or ".")
-            except MissingFileError:
-                return
-        finally:
-            os.close(root_fd)
+            folder = self._open_folder(parts, create=False, shown=directory or ".")
+        except MissingFileError:
+            return
         yield from _files_in(folder, "/".join(parts), recursive)
 
     def _search(self, query: TextQuery, directory: str, max_results: int) -> list[FileSearchResult]:
