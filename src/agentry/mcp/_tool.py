@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 import logging
 from abc import ABC, abstractmethod
-from collections.abc import Collection, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal, TypeAlias, cast
+from collections.abc import Collection, Mapping
+from typing import TYPE_CHECKING, Any, Literal, NoReturn, TypeAlias, cast
 
 from agentry.errors import ToolExecutionError
 from agentry.mcp._arguments import (
@@ -15,8 +15,10 @@ from agentry.mcp._arguments import (
     prepare_call_kwargs,
 )
 from agentry.mcp._connection import Connection
+from agentry.mcp._errors import MCPConnectionError, describe, is_connection_loss, is_timeout
 from agentry.mcp._results import prompt_messages, resource_text, tool_result_text
 from agentry.mcp._sampling import SamplingGuard, SamplingPolicy
+from agentry.mcp._task_options import MCPTaskOptions
 from agentry.observability import _state as telemetry
 from agentry.tools import FunctionTool
 
@@ -27,6 +29,7 @@ if TYPE_CHECKING:
     from mcp_types import CallToolResult, Tool
 
     from agentry.clients import SupportsChatGetResponse
+    from agentry.mcp._task_wire import TaskState, TaskWire
     from agentry.types import Message
     from mcp import Client
 
@@ -41,10 +44,6 @@ MCPApprovalMode: TypeAlias = (
 [...]}` by remote tool name (tools in neither list follow `never_require`)."""
 
 RESOURCE_TOOL = "read_resource"
-
-
-class MCPConnectionError(ToolExecutionError):
-    """The MCP server could not be reached, or the connection to it broke."""
 
 
 class MCPTool(ABC):
@@ -72,6 +71,8 @@ class MCPTool(ABC):
         resource_tool: Also offer a `read_resource` tool that reads the server's resources.
         protocol_mode: The SDK's protocol negotiation: `"auto"`, `"legacy"` (the
             2025-era handshake) or a protocol version.
+        task_options: How calls the server runs as long-running tasks are waited for
+            and cancelled (see `MCPTaskOptions`).
     """
 
     def __init__(
@@ -89,6 +90,7 @@ class MCPTool(ABC):
         sampling_policy: SamplingPolicy | None = None,
         resource_tool: bool = False,
         protocol_mode: str = "auto",
+        task_options: MCPTaskOptions | None = None,
     ) -> None:
         self.name = name
         self.description = description or f"Tools of the MCP server {name!r}."
@@ -102,6 +104,7 @@ class MCPTool(ABC):
         self.sampling_policy = sampling_policy or SamplingPolicy()
         self.resource_tool = resource_tool
         self.protocol_mode = protocol_mode
+        self.task_options = task_options or MCPTaskOptions()
         self.remote_tools: dict[str, Tool] = {}
         """The server's tool definitions by remote name (as last loaded)."""
         self._functions: list[FunctionTool] = []
@@ -116,7 +119,19 @@ class MCPTool(ABC):
     def _server(self) -> Any:
         """What `mcp.Client` connects to: a URL, stdio parameters or a transport."""
 
+    @property
+    def task_options(self) -> MCPTaskOptions:
+        """How long-running tasks are followed; replace the whole object to change it."""
+        return self._task_options
+
+    @task_options.setter
+    def task_options(self, options: MCPTaskOptions) -> None:
+        if not isinstance(options, MCPTaskOptions):  # pyright: ignore[reportUnnecessaryIsInstance]
+            raise TypeError(f"task_options must be an MCPTaskOptions, not {type(options).__name__}")
+        self._task_options = options
+
     def _make_client(self) -> Client:
+        from agentry.mcp._task_wire import TasksClientExtension
         from mcp import Client
 
         sampling = (
@@ -130,6 +145,7 @@ class MCPTool(ABC):
             sampling_callback=sampling,
             message_handler=self._on_message,
             mode=self.protocol_mode,  # pyright: ignore[reportArgumentType]
+            extensions=[TasksClientExtension()],
         )
 
     @property
@@ -169,7 +185,7 @@ class MCPTool(ABC):
             ) from None
         except Exception as error:
             raise MCPConnectionError(
-                f"cannot connect to MCP server {self.name!r}: {_reason(error)}"
+                f"cannot connect to MCP server {self.name!r}: {describe(error)}"
             ) from error
         self._tools_stale = True
 
@@ -296,16 +312,19 @@ class MCPTool(ABC):
     ) -> CallToolResult:
         """Call a remote tool by its remote name, as it is: no allowlist applies here.
 
+        A tool the server runs as a long-running task (it declares `taskSupport:
+        "required"`, or on 2026 connections the server answers with a task) is followed
+        until it ends, and its result returned (see `MCPTaskOptions`).
+
         Raises:
             MCPConnectionError: The server is unreachable or the connection broke.
-            ToolExecutionError: The server answered the call with a protocol error.
+            ToolExecutionError: The server answered the call with a protocol error, or
+                the task failed or was given up.
         """
-        if not self._connection.is_open:
-            await self.connect()
-        client = self._client()
-        call = client.call_tool(
-            name, dict(arguments), meta=cast("Any", dict(meta)) if meta else None
-        )
+        if self._needs_task(name):
+            call = self.call_tool_as_task(name, arguments, meta=meta)
+        else:
+            call = self._call_plainly(name, arguments, meta)
         if telemetry.enabled:  # telemetry hook
             from agentry.observability import traced_call
 
@@ -317,7 +336,110 @@ class MCPTool(ABC):
             if telemetry.sensitive_data:
                 attributes["gen_ai.tool.call.arguments"] = _json(arguments)
             call = traced_call(f"tools/call {name}", attributes, call)
-        return await self._request(call, what=f"tool {name!r}")
+        return await call
+
+    async def call_tool_as_task(
+        self, name: str, arguments: Mapping[str, Any], *, meta: Mapping[str, Any] | None = None
+    ) -> CallToolResult:
+        """Call a remote tool as a long-running task and wait for its result.
+
+        On 2025-11-25 connections the call asks for a task (with `default_ttl`), then polls
+        `tasks/get` and fetches `tasks/result`. A server that ignores the request answers
+        directly; one that rejects it (method not found, invalid params) is called again
+        without it. On 2026 connections the client always offers the tasks extension and
+        the server decides whether the call becomes a task.
+
+        Raises:
+            MCPConnectionError: The connection broke before the server named the task
+                (the call is not sent again: it may have started).
+            ToolExecutionError: The task failed, was cancelled, or was given up.
+        """
+        client = await self._connected()
+        if _speaks_task_extension(client):
+            return await self._call_plainly(name, arguments, meta)
+        from agentry.mcp._task_wire import LegacyTaskWire, TaskState
+
+        wire = LegacyTaskWire()
+        what = f"task call of tool {name!r}"
+        try:
+            outcome = await wire.submit(
+                client.session,
+                name,
+                arguments,
+                meta=meta,
+                ttl_milliseconds=self.task_options.ttl_milliseconds,
+                timeout=self.request_timeout,
+            )
+        except Exception as error:
+            if not _rejects_task_field(error):
+                await self._submission_failed(error, what)
+            logger.info(
+                "MCP server %r rejected a task for tool %r (%s); calling it plainly",
+                self.name,
+                name,
+                error,
+            )
+            return await self._call_plainly(name, arguments, meta)
+        if isinstance(outcome, TaskState):
+            return await self._follow(wire, outcome, name)
+        return outcome  # the server ignored the task request and answered at once
+
+    async def _call_plainly(
+        self, name: str, arguments: Mapping[str, Any], meta: Mapping[str, Any] | None
+    ) -> CallToolResult:
+        from agentry.mcp._task_wire import ExtensionTaskWire, TaskCreated
+
+        client = await self._connected()
+        call = client.call_tool(
+            name, dict(arguments), meta=cast("Any", dict(meta)) if meta else None
+        )
+        try:
+            return await self._request(call, what=f"tool {name!r}")
+        except TaskCreated as created:
+            return await self._follow(ExtensionTaskWire(), created.state, name)
+
+    async def _follow(self, wire: TaskWire, state: TaskState, name: str) -> CallToolResult:
+        from agentry.mcp._task_follower import TaskFollower
+
+        return await TaskFollower(self, wire, self.task_options, name).follow(state)
+
+    def _needs_task(self, name: str) -> bool:
+        """Whether a call must be sent as a task: the tool says so, on a connection of the
+        2025-11-25 design (2026 servers make calls tasks on their own)."""
+        definition = self.remote_tools.get(name)
+        execution = definition.execution if definition is not None else None
+        if execution is None or execution.task_support != "required":
+            return False
+        client = self._connection.client
+        return client is None or not _speaks_task_extension(client)
+
+    async def _submission_failed(self, error: Exception, what: str) -> NoReturn:
+        """Raise for a task submission that got no task id; it is never sent again."""
+        from agentry.mcp._task_wire import MalformedTaskResponse
+        from mcp import MCPError
+
+        if isinstance(error, MalformedTaskResponse):
+            raise ToolExecutionError(
+                f"MCP server {self.name!r} answered the {what} with {error}; not calling again, "
+                "as the tool may have run"
+            ) from None
+        if is_connection_loss(error):
+            await self._drop_broken_connection()
+            raise MCPConnectionError(
+                f"connection lost; task state unknown: the connection to MCP server "
+                f"{self.name!r} broke during the {what} before the server named the task; "
+                "the call is not sent again, as the server may have started it"
+            ) from error
+        if is_timeout(error) or isinstance(error, TimeoutError):
+            raise ToolExecutionError(
+                f"MCP server {self.name!r} did not answer the {what} in time; task state "
+                "unknown, so the call is not sent again"
+            ) from error
+        if isinstance(error, MCPError):
+            raise ToolExecutionError(
+                f"MCP server {self.name!r} refused the {what}: {error}"
+            ) from error
+        raise error
 
     # endregion
 
@@ -378,9 +500,9 @@ class MCPTool(ABC):
         try:
             return await call
         except MCPError as error:
-            if _is_timeout(error):
+            if is_timeout(error):
                 raise self._timed_out(what) from error
-            if _is_connection_failure(error):
+            if is_connection_loss(error):
                 await self._drop_broken_connection()
                 raise MCPConnectionError(
                     f"the connection to MCP server {self.name!r} broke during the {what}: "
@@ -395,7 +517,7 @@ class MCPTool(ABC):
             await self._drop_broken_connection()
             raise MCPConnectionError(
                 f"the connection to MCP server {self.name!r} broke during the {what}: "
-                f"{_reason(error)}; it reconnects on the next use"
+                f"{describe(error)}; it reconnects on the next use"
             ) from error
 
     def _timed_out(self, what: str) -> ToolExecutionError:
@@ -411,7 +533,7 @@ class MCPTool(ABC):
 
     async def _on_message(self, message: Any) -> None:
         if isinstance(message, Exception):
-            logger.debug("MCP server %r transport error: %s", self.name, _reason(message))
+            logger.debug("MCP server %r transport error: %s", self.name, describe(message))
             return
         if getattr(message, "method", None) == "notifications/tools/list_changed":
             self._tools_stale = True
@@ -458,24 +580,21 @@ def _checked_extras(
     return tuple(extras)
 
 
-def _is_timeout(error: Exception) -> bool:
-    from mcp_types import REQUEST_TIMEOUT
+def _speaks_task_extension(client: Client) -> bool:
+    """Whether the connection is a 2026 one, where tasks come through the tasks extension."""
+    from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-    return getattr(error, "code", None) == REQUEST_TIMEOUT
-
-
-def _is_connection_failure(error: Exception) -> bool:
-    from mcp_types import CONNECTION_CLOSED
-
-    return getattr(error, "code", None) == CONNECTION_CLOSED
+    return client.protocol_version in MODERN_PROTOCOL_VERSIONS
 
 
-def _reason(error: BaseException) -> str:
-    """What went wrong, with the causes inside exception groups spelled out."""
-    inner: Sequence[BaseException] | None = getattr(error, "exceptions", None)
-    if inner:
-        return "; ".join(_reason(e) for e in inner)
-    return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+def _rejects_task_field(error: Exception) -> bool:
+    """Whether a server refused a task request as a method or parameter it does not know
+    (it did not run the tool, so a plain call is safe)."""
+    from mcp_types import INVALID_PARAMS, METHOD_NOT_FOUND
+
+    from mcp import MCPError
+
+    return isinstance(error, MCPError) and error.code in (METHOD_NOT_FOUND, INVALID_PARAMS)
 
 
 def _json(value: Any) -> str:

@@ -1,0 +1,49 @@
+"""How MCP failures are told apart: timeouts, lost connections and the rest."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from agentry.errors import ToolExecutionError
+
+__all__ = ["MCPConnectionError", "describe", "is_connection_loss", "is_timeout"]
+
+
+class MCPConnectionError(ToolExecutionError):
+    """The MCP server could not be reached, or the connection to it broke."""
+
+
+def is_timeout(error: BaseException) -> bool:
+    """Whether `error` is a request that got no answer in time (the SDK's read timeout,
+    or a server answering `REQUEST_TIMEOUT`, which some servers spell as HTTP's 408)."""
+    from mcp_types import REQUEST_TIMEOUT
+
+    return getattr(error, "code", None) in (REQUEST_TIMEOUT, 408)
+
+
+def is_connection_loss(error: BaseException) -> bool:
+    """Whether `error` means the connection is gone (the request's fate is unknown)."""
+    import anyio
+    from mcp_types import CONNECTION_CLOSED
+
+    from mcp import MCPError
+
+    if isinstance(error, MCPError):
+        return error.code == CONNECTION_CLOSED
+    return isinstance(
+        error,
+        MCPConnectionError
+        | OSError
+        | EOFError
+        | anyio.ClosedResourceError
+        | anyio.BrokenResourceError
+        | anyio.EndOfStream,
+    )
+
+
+def describe(error: BaseException) -> str:
+    """What went wrong, with the causes inside exception groups spelled out."""
+    inner: Sequence[BaseException] | None = getattr(error, "exceptions", None)
+    if inner:
+        return "; ".join(describe(e) for e in inner)
+    return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__

@@ -1,0 +1,284 @@
+"""Following one remote MCP task from creation to its tool result.
+
+The policy, in short:
+
+- Polls honour the server's interval. A poll that times out (`REQUEST_TIMEOUT`) is
+  tried again; `max_task_wait`, when set, bounds the whole wait.
+- Once the task id is known, a lost connection is re-made once and the same request is
+  sent again for the same id: asking about a task never starts it twice.
+- A task the client gives up on while it may still run (waited too long, the connection
+  broke twice, the server's answers make no sense, a question the client cannot answer)
+  is cancelled on the server before the call fails. A task that ended badly on the
+  server (failed, cancelled, completed with an error) is not: the server is done.
+- Cancelling the call here cancels the task too, unless the options say otherwise.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+
+from agentry.errors import ToolExecutionError
+from agentry.mcp._errors import describe, is_connection_loss, is_timeout
+from agentry.mcp._results import tool_result_text
+from agentry.mcp._task_wire import MalformedTaskResponse, parse_input_request
+
+if TYPE_CHECKING:
+    from mcp.client.session import ClientSession
+    from mcp_types import CallToolResult
+
+    from agentry.mcp._task_options import MCPTaskOptions
+    from agentry.mcp._task_wire import TaskState, TaskWire
+
+__all__ = ["TaskFollower", "TaskHost"]
+
+logger = logging.getLogger("agentry.mcp")
+
+DEFAULT_POLL_INTERVAL = 1.0
+"""Seconds between polls when the server suggests none."""
+
+MIN_POLL_INTERVAL = 0.01
+CANCEL_TIMEOUT = 10.0
+"""The longest a best-effort `tasks/cancel` (with its reconnect) may take."""
+
+T = TypeVar("T")
+
+_background: set[asyncio.Task[None]] = set()
+"""Cancels still being sent after the call that started them was cancelled."""
+
+
+class TaskHost(Protocol):
+    """What a follower needs of the `MCPTool` that created the task."""
+
+    name: str
+    request_timeout: float | None
+
+    @property
+    def session(self) -> ClientSession: ...
+
+    @property
+    def is_connected(self) -> bool: ...
+
+    async def reconnect(self) -> None: ...
+
+
+class _Abandoned(Exception):
+    """The client gives up on a task that may still be running: cancel it, then fail."""
+
+
+class TaskFollower:
+    """Follows one task of one tool call (see the module's docstring for the policy).
+
+    Args:
+        host: The tool whose connection the task lives on.
+        wire: The protocol the task speaks.
+        options: Waiting and cancelling options.
+        tool_name: The remote tool's name, for messages.
+    """
+
+    def __init__(
+        self, host: TaskHost, wire: TaskWire, options: MCPTaskOptions, tool_name: str
+    ) -> None:
+        self.host = host
+        self.wire = wire
+        self.options = options
+        self.tool_name = tool_name
+
+    async def follow(self, created: TaskState) -> CallToolResult:
+        """Wait for the task and return its tool result.
+
+        Raises:
+            ToolExecutionError: The task failed, was cancelled, asked for input that
+                could not be given, or the client gave up on it.
+        """
+        task_id = created.task_id
+        what = f"task {task_id!r} of MCP tool {self.tool_name!r} on server {self.host.name!r}"
+        try:
+            return await asyncio.wait_for(self._until_done(created), self.options.max_wait_seconds)
+        except (TimeoutError, asyncio.TimeoutError):
+            await self._cancel(task_id)
+            raise ToolExecutionError(
+                f"{what} did not finish within max_task_wait ({self.options.max_task_wait}); "
+                "it was cancelled on the server. Raise max_task_wait to wait longer"
+            ) from None
+        except _Abandoned as abandoned:
+            await self._cancel(task_id)
+            raise ToolExecutionError(
+                f"{what}: {abandoned}; the task was cancelled on the server"
+            ) from abandoned.__cause__
+        except asyncio.CancelledError:
+            if self.options.cancel_remote_task_on_local_cancellation:
+                await self._cancel_in_background(task_id)
+            raise
+
+    async def _until_done(self, state: TaskState) -> CallToolResult:
+        answered: set[str] = set()
+        if state.status == "completed" and self.wire.accepts_input:
+            state = await self._poll(state.task_id)  # the extension carries results on polls
+        while True:
+            if state.status == "completed":
+                return await self._result(state)
+            if state.status == "failed":
+                reason = state.message or (state.error or {}).get("message") or "no reason given"
+                raise ToolExecutionError(
+                    f"MCP tool {self.tool_name!r} failed on server {self.host.name!r} "
+                    f"(task {state.task_id!r}): {reason}"
+                )
+            if state.status == "cancelled":
+                raise ToolExecutionError(
+                    f"server {self.host.name!r} cancelled task {state.task_id!r} of MCP tool "
+                    f"{self.tool_name!r}" + (f": {state.message}" if state.message else "")
+                )
+            if state.status == "input_required":
+                await self._give_input(state, answered)
+            await asyncio.sleep(_interval(state))
+            state = await self._poll(state.task_id)
+
+    async def _poll(self, task_id: str) -> TaskState:
+        while True:
+            try:
+                return await self._with_one_reconnect(
+                    "tasks/get", lambda session: self.wire.get(session, task_id, self._timeout)
+                )
+            except MalformedTaskResponse as error:
+                raise _Abandoned(f"the server answered tasks/get with {error}") from None
+            except _Abandoned:
+                raise
+            except Exception as error:
+                if not is_timeout(error) and not isinstance(error, TimeoutError):
+                    raise _Abandoned(f"tasks/get failed: {describe(error)}") from error
+                logger.debug("MCP task %r: tasks/get timed out; polling again", task_id)
+                await asyncio.sleep(MIN_POLL_INTERVAL)
+
+    async def _result(self, state: TaskState) -> CallToolResult:
+        try:
+            result = await self._with_one_reconnect(
+                "tasks/result", lambda session: self.wire.result(session, state, self._timeout)
+            )
+        except MalformedTaskResponse as error:
+            raise ToolExecutionError(
+                f"task {state.task_id!r} of MCP tool {self.tool_name!r} completed, but server "
+                f"{self.host.name!r} answered with {error}"
+            ) from None
+        except _Abandoned:
+            raise
+        except Exception as error:
+            raise ToolExecutionError(
+                f"task {state.task_id!r} of MCP tool {self.tool_name!r} completed, but server "
+                f"{self.host.name!r} did not give its result: {describe(error)}"
+            ) from error
+        if result.is_error:
+            raise ToolExecutionError(
+                f"MCP tool {self.tool_name!r} on server {self.host.name!r} failed: "
+                f"{tool_result_text(result).removeprefix('Error: ')}"
+            )
+        return result
+
+    async def _give_input(self, state: TaskState, answered: set[str]) -> None:
+        """Answer the task's new questions through the client's own handlers (sampling
+        under its guard; elicitation and roots as configured)."""
+        if not self.wire.accepts_input:
+            raise ToolExecutionError(
+                f"task {state.task_id!r} of MCP tool {self.tool_name!r} on server "
+                f"{self.host.name!r} needs input"
+                + (f" ({state.message})" if state.message else "")
+                + "; tasks of the 2025-11-25 protocol cannot take input from this client"
+            )
+        questions = {
+            key: value for key, value in (state.input_requests or {}).items() if key not in answered
+        }
+        if not questions:
+            return
+        try:
+            requests = {key: parse_input_request(raw) for key, raw in questions.items()}
+        except MalformedTaskResponse as error:
+            raise _Abandoned(f"the task asked {error}") from None
+        responses = {key: await self._answer(key, request) for key, request in requests.items()}
+        await self._with_one_reconnect(
+            "tasks/update",
+            lambda session: self.wire.update(session, state.task_id, responses, self._timeout),
+        )
+        answered.update(questions)
+
+    async def _answer(self, key: str, request: Any) -> Mapping[str, Any]:
+        from mcp.client.session import ClientRequestContext
+        from mcp_types import ErrorData
+
+        session = self.host.session
+        meta = request.params.meta if request.params else None
+        context = ClientRequestContext(session=session, request_id=key, meta=meta)
+        response = await session.dispatch_input_request(context, request)
+        if isinstance(response, ErrorData):
+            raise _Abandoned(
+                f"the task asked for {request.method} and the client declined: {response.message}"
+            )
+        return response.model_dump(by_alias=True, mode="json", exclude_none=True)
+
+    async def _with_one_reconnect(
+        self, what: str, send: Callable[[ClientSession], Awaitable[T]]
+    ) -> T:
+        """Send a request about the task; if the connection is lost, reconnect once and
+        send it again (same task id, so nothing runs twice)."""
+        try:
+            return await send(self.host.session)
+        except Exception as error:
+            if not is_connection_loss(error):
+                raise
+            logger.info(
+                "MCP server %r: connection lost during %s; reconnecting once", self.host.name, what
+            )
+        try:
+            await self.host.reconnect()
+        except Exception as error:
+            raise _Abandoned(
+                f"the connection broke during {what} and reconnecting failed: {describe(error)}"
+            ) from error
+        try:
+            return await send(self.host.session)
+        except Exception as error:
+            if is_connection_loss(error):
+                raise _Abandoned(
+                    f"the connection broke again during {what} after reconnecting"
+                ) from error
+            raise
+
+    async def _cancel(self, task_id: str) -> None:
+        """Best-effort `tasks/cancel`: failures are logged, never raised."""
+        try:
+            await asyncio.wait_for(self._send_cancel(task_id), CANCEL_TIMEOUT)
+        except Exception as error:
+            logger.warning(
+                "could not cancel task %r on MCP server %r: %s",
+                task_id,
+                self.host.name,
+                describe(error),
+            )
+
+    async def _send_cancel(self, task_id: str) -> None:
+        if not self.host.is_connected:
+            await self.host.reconnect()
+        await self.wire.cancel(self.host.session, task_id, self._timeout)
+        logger.info("cancelled task %r on MCP server %r", task_id, self.host.name)
+
+    async def _cancel_in_background(self, task_id: str) -> None:
+        """Cancel the remote task although this call is being cancelled: the cancel runs
+        as its own task, waited for unless the caller cancels again."""
+        cancel = asyncio.create_task(self._cancel(task_id))
+        _background.add(cancel)
+        cancel.add_done_callback(_background.discard)
+        # Cancelled again: the cancel goes on in the background, and so does the caller's.
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.shield(cancel)
+
+    @property
+    def _timeout(self) -> float | None:
+        return self.host.request_timeout
+
+
+def _interval(state: TaskState) -> float:
+    if state.poll_interval is None or state.poll_interval <= 0:
+        return DEFAULT_POLL_INTERVAL
+    return max(MIN_POLL_INTERVAL, state.poll_interval)
