@@ -8,9 +8,11 @@ Example:
 """
 
 from agentry.mcp._arguments import MCP_FRAMEWORK_DENYLIST, AdditionalArgumentNames
+from agentry.mcp._errors import MCPConnectionError
 from agentry.mcp._sampling import SamplingApproval, SamplingPolicy, SamplingRequest
 from agentry.mcp._server import AgentMCPServer
-from agentry.mcp._tool import MCPApprovalMode, MCPConnectionError, MCPTool
+from agentry.mcp._task_options import MCPTaskOptions
+from agentry.mcp._tool import MCPApprovalMode, MCPTool
 from agentry.mcp._transports import MCPStdioTool, MCPStreamableHTTPTool, MCPWebsocketTool
 
 __all__ = [
@@ -21,6 +23,7 @@ __all__ = [
     "MCPConnectionError",
     "MCPStdioTool",
     "MCPStreamableHTTPTool",
+    "MCPTaskOptions",
     "MCPTool",
     "MCPWebsocketTool",
     "SamplingApproval",

@@ -117,7 +117,7 @@ class TaskFollower:
     async def _until_done(self, state: TaskState) -> CallToolResult:
         answered: set[str] = set()
         if state.status == "completed" and self.wire.accepts_input:
-            state = await self._poll(state.task_id)  # the extension carries results on polls
+            state = await self._poll(state)  # the extension carries results on polls
         while True:
             if state.status == "completed":
                 return await self._result(state)
@@ -135,9 +135,10 @@ class TaskFollower:
             if state.status == "input_required":
                 await self._give_input(state, answered)
             await asyncio.sleep(_interval(state))
-            state = await self._poll(state.task_id)
+            state = await self._poll(state)
 
-    async def _poll(self, task_id: str) -> TaskState:
+    async def _poll(self, last: TaskState) -> TaskState:
+        task_id = last.task_id
         while True:
             try:
                 return await self._with_one_reconnect(
@@ -151,7 +152,7 @@ class TaskFollower:
                 if not is_timeout(error) and not isinstance(error, TimeoutError):
                     raise _Abandoned(f"tasks/get failed: {describe(error)}") from error
                 logger.debug("MCP task %r: tasks/get timed out; polling again", task_id)
-                await asyncio.sleep(MIN_POLL_INTERVAL)
+                await asyncio.sleep(_interval(last))
 
     async def _result(self, state: TaskState) -> CallToolResult:
         try:
@@ -260,7 +261,9 @@ class TaskFollower:
     async def _send_cancel(self, task_id: str) -> None:
         if not self.host.is_connected:
             await self.host.reconnect()
-        await self.wire.cancel(self.host.session, task_id, self._timeout)
+        await self._with_one_reconnect(
+            "tasks/cancel", lambda session: self.wire.cancel(session, task_id, self._timeout)
+        )
         logger.info("cancelled task %r on MCP server %r", task_id, self.host.name)
 
     async def _cancel_in_background(self, task_id: str) -> None:
