@@ -71,6 +71,7 @@ _EXPORTS: dict[str, str] = {
     # mcp
     "MCPStdioTool": "agentry.mcp",
     "MCPStreamableHTTPTool": "agentry.mcp",
+    "MCPTaskOptions": "agentry.mcp",
     "MCPTool": "agentry.mcp",
     "MCPWebsocketTool": "agentry.mcp",
     # skills
@@ -164,6 +165,7 @@ __all__ = [
     "InlineSkill",
     "MCPStdioTool",
     "MCPStreamableHTTPTool",
+    "MCPTaskOptions",
     "MCPTool",
     "MCPWebsocketTool",
     "Message",
@@ -235,7 +237,13 @@ if TYPE_CHECKING:
         FileSystemAgentFileStore,
         InMemoryAgentFileStore,
     )
-    from agentry.mcp import MCPStdioTool, MCPStreamableHTTPTool, MCPTool, MCPWebsocketTool
+    from agentry.mcp import (
+        MCPStdioTool,
+        MCPStreamableHTTPTool,
+        MCPTaskOptions,
+        MCPTool,
+        MCPWebsocketTool,
+    )
     from agentry.middleware import (
         AgentContext,
         AgentMiddleware,

@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 
+from agentry.mcp import MCPTaskOptions
+
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "mcp.md"
 
@@ -20,7 +22,7 @@ def test_the_code_blocks_run(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     blocks = re.findall(r"```python\n(.*?)```", DOC.read_text(encoding="utf-8"), flags=re.DOTALL)
-    assert len(blocks) == 5
+    assert len(blocks) == 6
     monkeypatch.chdir(ROOT / "examples")
     module = types.ModuleType("docs_mcp")
     monkeypatch.setitem(sys.modules, module.__name__, module)
@@ -34,5 +36,6 @@ def test_the_code_blocks_run(
         "search": ("options",),
     }
     assert namespace["summariser"].sampling_policy.max_tokens == 512
+    assert namespace["research"].task_options == MCPTaskOptions()
     assert namespace["server"].name == "greeter"
     assert namespace["app"] is not None

@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 import os
 import sys
+from datetime import timedelta
 from typing import Any
 
 import pytest
 
 from agentry import Agent
 from agentry.clients.scripted import ScriptedChatClient
-from agentry.mcp import MCPStdioTool, MCPStreamableHTTPTool
+from agentry.mcp import MCPStdioTool, MCPStreamableHTTPTool, MCPTaskOptions
 
 from .conftest import everything_command
 
@@ -91,6 +92,35 @@ async def test_server_everything_advertises_its_task_tool() -> None:
 
     assert research.execution is not None
     assert research.execution.task_support == "required"
+
+
+async def test_an_agent_runs_server_everythings_task_tool_over_stdio() -> None:
+    command, *args = everything_command("stdio")
+    model = ScriptedChatClient(
+        [
+            ScriptedChatClient.function_call("simulate-research-query", {"topic": "otters"}),
+            "Research done.",
+        ]
+    )
+    async with MCPStdioTool("everything", command, args, errlog=quiet()) as everything:
+        response = await Agent(client=model, tools=[everything]).run("Research otters.")
+
+    assert response.text == "Research done."
+    (report,) = function_results(model)
+    assert "# Research Report: otters" in report
+    assert "Stage 4: Generating report" in report
+
+
+async def test_server_everythings_task_tool_over_streamable_http(everything_http_url: str) -> None:
+    async with MCPStreamableHTTPTool(
+        "everything",
+        everything_http_url,
+        request_timeout=30,
+        task_options=MCPTaskOptions(default_ttl=timedelta(minutes=1)),
+    ) as everything:
+        result = await everything.call_tool("simulate-research-query", {"topic": "beavers"})
+
+    assert "# Research Report: beavers" in result.content[0].text  # type: ignore[union-attr]
 
 
 async def test_server_everything_over_streamable_http(everything_http_url: str) -> None:

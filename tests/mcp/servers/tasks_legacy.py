@@ -108,7 +108,7 @@ def advance(task: dict[str, Any]) -> None:
 
 def call_tool(state: dict[str, Any], params: dict[str, Any]) -> dict[str, Any]:
     name = params.get("name")
-    arguments = params.get("arguments") or {}
+    arguments: dict[str, Any] = params.get("arguments") or {}
     if "task" not in params:
         state["plain_calls"] += 1
         if name == "echo":
@@ -127,7 +127,7 @@ def call_tool(state: dict[str, Any], params: dict[str, Any]) -> dict[str, Any]:
     if SCENARIO == "garbled-create":
         return {"result": {"accepted": True}}
     task_id = f"task-{state['submissions']}"
-    task = {
+    task: dict[str, Any] = {
         "id": task_id,
         "status": "working",
         "created": time.time(),
@@ -166,7 +166,7 @@ def task_result(task: dict[str, Any]) -> dict[str, Any]:
 
 def answer(state: dict[str, Any], method: str, params: dict[str, Any]) -> dict[str, Any] | None:
     if method == "initialize":
-        capabilities = {
+        capabilities: dict[str, Any] = {
             "tools": {},
             "tasks": {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}},
         }
