@@ -154,6 +154,31 @@ async def test_a_connection_lost_after_the_task_id_reconnects_and_follows_the_sa
     assert not server.cancels
 
 
+async def test_calls_that_lose_the_same_connection_share_one_reconnect(legacy: Any) -> None:
+    server = legacy("die-once-on-poll")
+    async with server.tool() as tool:
+        texts = await asyncio.gather(report(tool, "otters"), report(tool, "beavers"))
+
+    assert texts == ["report on otters", "report on beavers"]
+    assert server.record["starts"] == 2
+    assert server.record["submissions"] == 2
+    assert not server.cancels
+
+
+async def test_a_task_tool_used_before_connecting_connects_and_runs_as_a_task(
+    legacy: Any,
+) -> None:
+    server = legacy("normal")
+    tool = server.tool()
+    try:
+        text = await report(tool)  # no `async with`: the call connects
+    finally:
+        await tool.close()
+
+    assert text == "report on otters"
+    assert server.record["submissions"] == 1
+
+
 async def test_a_second_connection_loss_gives_up_and_cancels_the_task(legacy: Any) -> None:
     server = legacy("die-on-poll")
     async with server.tool() as tool:

@@ -59,10 +59,9 @@ class TaskHost(Protocol):
     @property
     def session(self) -> ClientSession: ...
 
-    @property
-    def is_connected(self) -> bool: ...
+    async def connect(self) -> None: ...
 
-    async def reconnect(self) -> None: ...
+    async def reconnect(self, *, replacing: ClientSession | None = None) -> None: ...
 
 
 class _Abandoned(Exception):
@@ -223,8 +222,10 @@ class TaskFollower:
     ) -> T:
         """Send a request about the task; if the connection is lost, reconnect once and
         send it again (same task id, so nothing runs twice)."""
+        session: ClientSession | None = None
         try:
-            return await send(self.host.session)
+            session = self.host.session
+            return await send(session)
         except Exception as error:
             if not is_connection_loss(error):
                 raise
@@ -232,19 +233,27 @@ class TaskFollower:
                 "MCP server %r: connection lost during %s; reconnecting once", self.host.name, what
             )
         try:
-            await self.host.reconnect()
+            session = await self._session_replacing(session)
         except Exception as error:
             raise _Abandoned(
                 f"the connection broke during {what} and reconnecting failed: {describe(error)}"
             ) from error
         try:
-            return await send(self.host.session)
+            return await send(session)
         except Exception as error:
             if is_connection_loss(error):
                 raise _Abandoned(
                     f"the connection broke again during {what} after reconnecting"
                 ) from error
             raise
+
+    async def _session_replacing(self, broken: ClientSession | None) -> ClientSession:
+        """A live session other than `broken`: one another call already re-made, or a new one."""
+        if broken is None:
+            await self.host.connect()
+        else:
+            await self.host.reconnect(replacing=broken)
+        return self.host.session
 
     async def _cancel(self, task_id: str) -> None:
         """Best-effort `tasks/cancel`: failures are logged, never raised."""
@@ -259,8 +268,7 @@ class TaskFollower:
             )
 
     async def _send_cancel(self, task_id: str) -> None:
-        if not self.host.is_connected:
-            await self.host.reconnect()
+        await self.host.connect()
         await self._with_one_reconnect(
             "tasks/cancel", lambda session: self.wire.cancel(session, task_id, self._timeout)
         )

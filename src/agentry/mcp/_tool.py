@@ -189,13 +189,26 @@ class MCPTool(ABC):
             ) from error
         self._tools_stale = True
 
-    async def reconnect(self) -> None:
+    async def reconnect(self, *, replacing: ClientSession | None = None) -> None:
         """Replace the connection with a new one to the same server.
+
+        Args:
+            replacing: Reconnect only if this session is still the current one (or the
+                connection is down): when several calls lose the same connection, the
+                first reconnects and the others use its new connection.
 
         Raises:
             MCPConnectionError: The server cannot be reached.
         """
         async with self._connect_lock:
+            client = self._connection.client
+            if (
+                replacing is not None
+                and self._connection.is_open
+                and client is not None
+                and client.session is not replacing
+            ):
+                return
             await self._close_connection()
             await self._open()
 
@@ -321,10 +334,7 @@ class MCPTool(ABC):
             ToolExecutionError: The server answered the call with a protocol error, or
                 the task failed or was given up.
         """
-        if self._needs_task(name):
-            call = self.call_tool_as_task(name, arguments, meta=meta)
-        else:
-            call = self._call_plainly(name, arguments, meta)
+        call = self._route(name, arguments, meta)
         if telemetry.enabled:  # telemetry hook
             from agentry.observability import traced_call
 
@@ -384,6 +394,14 @@ class MCPTool(ABC):
             return await self._follow(wire, outcome, name)
         return outcome  # the server ignored the task request and answered at once
 
+    async def _route(
+        self, name: str, arguments: Mapping[str, Any], meta: Mapping[str, Any] | None
+    ) -> CallToolResult:
+        client = await self._connected()  # first: connecting loads the tools' definitions
+        if self._needs_task(name, client):
+            return await self.call_tool_as_task(name, arguments, meta=meta)
+        return await self._call_plainly(name, arguments, meta)
+
     async def _call_plainly(
         self, name: str, arguments: Mapping[str, Any], meta: Mapping[str, Any] | None
     ) -> CallToolResult:
@@ -403,15 +421,14 @@ class MCPTool(ABC):
 
         return await TaskFollower(self, wire, self.task_options, name).follow(state)
 
-    def _needs_task(self, name: str) -> bool:
+    def _needs_task(self, name: str, client: Client) -> bool:
         """Whether a call must be sent as a task: the tool says so, on a connection of the
         2025-11-25 design (2026 servers make calls tasks on their own)."""
         definition = self.remote_tools.get(name)
         execution = definition.execution if definition is not None else None
         if execution is None or execution.task_support != "required":
             return False
-        client = self._connection.client
-        return client is None or not _speaks_task_extension(client)
+        return not _speaks_task_extension(client)
 
     async def _submission_failed(self, error: Exception, what: str) -> NoReturn:
         """Raise for a task submission that got no task id; it is never sent again."""
