@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 
 import pytest
 
 from agentry import Agent
 from agentry.clients.scripted import ScriptedChatClient
+from agentry.mcp import MCPStdioTool
 from tests.observability.conftest import Telemetry, _telemetry  # pyright: ignore[reportPrivateUsage]
 
-from .conftest import basic_stdio
+from .conftest import SERVERS, basic_stdio
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -48,6 +50,17 @@ async def test_a_tool_call_is_a_client_span_under_the_tool_execution(
     assert call.attributes["mcp.method.name"] == "tools/call"
     assert call.attributes["gen_ai.tool.name"] == "add"
     assert "gen_ai.tool.call.arguments" not in call.attributes
+
+
+async def test_a_task_call_span_names_the_task_and_its_statuses(telemetry: Telemetry) -> None:
+    async with MCPStdioTool("tasks", sys.executable, [str(SERVERS / "tasks_extension.py")]) as tool:
+        await tool.call_tool("research", {"topic": "otters"})
+
+    call = telemetry.one("tools/call research")
+    assert call.attributes is not None
+    assert call.attributes["mcp.task.id"] == "task-1"
+    statuses = [event.attributes["mcp.task.status"] for event in call.events if event.attributes]
+    assert statuses == ["working", "completed"]
 
 
 async def test_arguments_are_recorded_only_with_sensitive_data(

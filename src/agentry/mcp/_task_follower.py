@@ -25,6 +25,7 @@ from agentry.errors import ToolExecutionError
 from agentry.mcp._errors import describe, is_connection_loss, is_timeout
 from agentry.mcp._results import tool_result_text
 from agentry.mcp._task_wire import MalformedTaskResponse, parse_input_request
+from agentry.observability import _state as telemetry
 
 if TYPE_CHECKING:
     from mcp.client.session import ClientSession
@@ -115,6 +116,7 @@ class TaskFollower:
 
     async def _until_done(self, state: TaskState) -> CallToolResult:
         answered: set[str] = set()
+        _record(state, None)
         if state.status == "completed" and self.wire.accepts_input:
             state = await self._poll(state)  # the extension carries results on polls
         while True:
@@ -134,7 +136,8 @@ class TaskFollower:
             if state.status == "input_required":
                 await self._give_input(state, answered)
             await asyncio.sleep(_interval(state))
-            state = await self._poll(state)
+            last, state = state, await self._poll(state)
+            _record(state, last)
 
     async def _poll(self, last: TaskState) -> TaskState:
         task_id = last.task_id
@@ -287,6 +290,17 @@ class TaskFollower:
     @property
     def _timeout(self) -> float | None:
         return self.host.request_timeout
+
+
+def _record(state: TaskState, last: TaskState | None) -> None:
+    """With telemetry on, the call's span names the task and notes each change of status."""
+    if not telemetry.enabled or (last is not None and last.status == state.status):
+        return
+    from opentelemetry import trace
+
+    span = trace.get_current_span()
+    span.set_attribute("mcp.task.id", state.task_id)
+    span.add_event("mcp.task.status", {"mcp.task.status": state.status})
 
 
 def _interval(state: TaskState) -> float:
