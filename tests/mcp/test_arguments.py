@@ -7,8 +7,7 @@ from typing import Any
 import pytest
 
 from agentry.mcp import MCP_FRAMEWORK_DENYLIST
-from agentry.mcp._arguments import allowed_argument_names, prepare_call_kwargs
-from agentry.mcp._tool import _checked_extras  # pyright: ignore[reportPrivateUsage]
+from agentry.mcp._arguments import allowed_argument_names, checked_extras, prepare_call_kwargs
 
 SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"}}}
 
@@ -84,4 +83,4 @@ def test_meta_that_is_not_an_object_is_refused() -> None:
 @pytest.mark.parametrize("extras", ["tenant", {"forecast": "units"}])
 def test_a_string_where_names_belong_is_a_clear_error(extras: Any) -> None:
     with pytest.raises(TypeError, match="not the string"):
-        _checked_extras(extras)
+        checked_extras(extras)

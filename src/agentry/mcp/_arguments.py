@@ -9,6 +9,7 @@ __all__ = [
     "MCP_FRAMEWORK_DENYLIST",
     "AdditionalArgumentNames",
     "allowed_argument_names",
+    "checked_extras",
     "prepare_call_kwargs",
 ]
 
@@ -83,3 +84,29 @@ def _extras_for(tool_name: str, additional: AdditionalArgumentNames | None) -> f
     if isinstance(additional, Mapping):
         return frozenset(additional.get(ALL_TOOLS, ())) | frozenset(additional.get(tool_name, ()))
     return frozenset(additional)
+
+
+def checked_extras(
+    extras: AdditionalArgumentNames | None,
+) -> AdditionalArgumentNames | None:
+    """`additional_tool_argument_names` as given, checked and copied into tuples.
+
+    Raises:
+        TypeError: A string where a list of names belongs.
+    """
+    if extras is None:
+        return None
+    if isinstance(extras, str):
+        raise TypeError(
+            "additional_tool_argument_names must be a list of names or a mapping of remote "
+            f"tool name to names, not the string {extras!r}"
+        )
+    if isinstance(extras, Mapping):
+        for tool_name, names in extras.items():
+            if isinstance(names, str):
+                raise TypeError(
+                    f"additional_tool_argument_names[{tool_name!r}] must be a list of names, "
+                    f"not the string {names!r}"
+                )
+        return {tool_name: tuple(names) for tool_name, names in extras.items()}
+    return tuple(extras)

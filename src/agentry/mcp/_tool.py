@@ -6,12 +6,13 @@ import asyncio
 import logging
 from abc import ABC, abstractmethod
 from collections.abc import Collection, Mapping
-from typing import TYPE_CHECKING, Any, Literal, NoReturn, TypeAlias, cast
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias, cast
 
 from agentry.errors import ToolExecutionError
 from agentry.mcp._arguments import (
     AdditionalArgumentNames,
     allowed_argument_names,
+    checked_extras,
     prepare_call_kwargs,
 )
 from agentry.mcp._connection import Connection
@@ -96,7 +97,7 @@ class MCPTool(ABC):
         self.description = description or f"Tools of the MCP server {name!r}."
         self.allowed_tools = frozenset(allowed_tools) if allowed_tools is not None else None
         self.tool_name_prefix = tool_name_prefix or ""
-        self.additional_tool_argument_names = _checked_extras(additional_tool_argument_names)
+        self.additional_tool_argument_names = checked_extras(additional_tool_argument_names)
         self.approval_mode = approval_mode
         self.request_timeout = request_timeout
         self.connect_timeout = connect_timeout
@@ -364,34 +365,29 @@ class MCPTool(ABC):
                 (the call is not sent again: it may have started).
             ToolExecutionError: The task failed, was cancelled, or was given up.
         """
+        from agentry.mcp._task_submission import submit_task
+        from agentry.mcp._task_wire import LegacyTaskWire, TaskState
+
         client = await self._connected()
         if _speaks_task_extension(client):
             return await self._call_plainly(name, arguments, meta)
-        from agentry.mcp._task_wire import LegacyTaskWire, TaskState
-
-        wire = LegacyTaskWire()
-        what = f"task call of tool {name!r}"
         try:
-            outcome = await wire.submit(
+            outcome = await submit_task(
                 client.session,
                 name,
                 arguments,
                 meta=meta,
-                ttl_milliseconds=self.task_options.ttl_milliseconds,
+                server=self.name,
+                options=self.task_options,
                 timeout=self.request_timeout,
             )
-        except Exception as error:
-            if not _rejects_task_field(error):
-                await self._submission_failed(error, what)
-            logger.info(
-                "MCP server %r rejected a task for tool %r (%s); calling it plainly",
-                self.name,
-                name,
-                error,
-            )
+        except MCPConnectionError:
+            await self._drop_broken_connection()
+            raise
+        if outcome is None:
             return await self._call_plainly(name, arguments, meta)
         if isinstance(outcome, TaskState):
-            return await self._follow(wire, outcome, name)
+            return await self._follow(LegacyTaskWire(), outcome, name)
         return outcome  # the server ignored the task request and answered at once
 
     async def _route(
@@ -429,34 +425,6 @@ class MCPTool(ABC):
         if execution is None or execution.task_support != "required":
             return False
         return not _speaks_task_extension(client)
-
-    async def _submission_failed(self, error: Exception, what: str) -> NoReturn:
-        """Raise for a task submission that got no task id; it is never sent again."""
-        from agentry.mcp._task_wire import MalformedTaskResponse
-        from mcp import MCPError
-
-        if isinstance(error, MalformedTaskResponse):
-            raise ToolExecutionError(
-                f"MCP server {self.name!r} answered the {what} with {error}; not calling again, "
-                "as the tool may have run"
-            ) from None
-        if is_connection_loss(error):
-            await self._drop_broken_connection()
-            raise MCPConnectionError(
-                f"connection lost; task state unknown: the connection to MCP server "
-                f"{self.name!r} broke during the {what} before the server named the task; "
-                "the call is not sent again, as the server may have started it"
-            ) from error
-        if is_timeout(error) or isinstance(error, TimeoutError):
-            raise ToolExecutionError(
-                f"MCP server {self.name!r} did not answer the {what} in time; task state "
-                "unknown, so the call is not sent again"
-            ) from error
-        if isinstance(error, MCPError):
-            raise ToolExecutionError(
-                f"MCP server {self.name!r} refused the {what}: {error}"
-            ) from error
-        raise error
 
     # endregion
 
@@ -576,42 +544,11 @@ class MCPTool(ABC):
         return f"{type(self).__name__}(name={self.name!r})"
 
 
-def _checked_extras(
-    extras: AdditionalArgumentNames | None,
-) -> AdditionalArgumentNames | None:
-    if extras is None:
-        return None
-    if isinstance(extras, str):
-        raise TypeError(
-            "additional_tool_argument_names must be a list of names or a mapping of remote "
-            f"tool name to names, not the string {extras!r}"
-        )
-    if isinstance(extras, Mapping):
-        for tool_name, names in extras.items():
-            if isinstance(names, str):
-                raise TypeError(
-                    f"additional_tool_argument_names[{tool_name!r}] must be a list of names, "
-                    f"not the string {names!r}"
-                )
-        return {tool_name: tuple(names) for tool_name, names in extras.items()}
-    return tuple(extras)
-
-
 def _speaks_task_extension(client: Client) -> bool:
     """Whether the connection is a 2026 one, where tasks come through the tasks extension."""
     from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
     return client.protocol_version in MODERN_PROTOCOL_VERSIONS
-
-
-def _rejects_task_field(error: Exception) -> bool:
-    """Whether a server refused a task request as a method or parameter it does not know
-    (it did not run the tool, so a plain call is safe)."""
-    from mcp_types import INVALID_PARAMS, METHOD_NOT_FOUND
-
-    from mcp import MCPError
-
-    return isinstance(error, MCPError) and error.code in (METHOD_NOT_FOUND, INVALID_PARAMS)
 
 
 def _json(value: Any) -> str:
