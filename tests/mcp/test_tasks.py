@@ -207,6 +207,18 @@ async def test_a_poll_that_makes_no_sense_abandons_and_cancels_the_task(
     assert server.cancels == ["cancel task-1"]
 
 
+async def test_a_cancel_the_server_refuses_is_reported_not_claimed(legacy: Any) -> None:
+    server = legacy("garbled-poll-refuse-cancel")
+    async with server.tool() as tool:
+        with pytest.raises(ToolExecutionError) as raised:
+            await report(tool)
+
+    assert "cancelling it on the server failed" in str(raised.value)
+    assert "cannot cancel now" in str(raised.value)
+    assert "was cancelled" not in str(raised.value)
+    assert server.cancels == ["cancel task-1"]
+
+
 async def test_polls_that_time_out_are_tried_again(legacy: Any) -> None:
     server = legacy("timeout-poll")
     async with server.tool() as tool:

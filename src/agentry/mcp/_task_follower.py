@@ -47,7 +47,7 @@ CANCEL_TIMEOUT = 10.0
 
 T = TypeVar("T")
 
-_background: set[asyncio.Task[None]] = set()
+_background: set[asyncio.Task[str]] = set()
 """Cancels still being sent after the call that started them was cancelled."""
 
 
@@ -99,16 +99,14 @@ class TaskFollower:
         try:
             return await asyncio.wait_for(self._until_done(created), self.options.max_wait_seconds)
         except (TimeoutError, asyncio.TimeoutError):
-            await self._cancel(task_id)
+            cancelled = await self._cancel(task_id)
             raise ToolExecutionError(
                 f"{what} did not finish within max_task_wait ({self.options.max_task_wait}); "
-                "it was cancelled on the server. Raise max_task_wait to wait longer"
+                f"{cancelled}. Raise max_task_wait to wait longer"
             ) from None
         except _Abandoned as abandoned:
-            await self._cancel(task_id)
-            raise ToolExecutionError(
-                f"{what}: {abandoned}; the task was cancelled on the server"
-            ) from abandoned.__cause__
+            cancelled = await self._cancel(task_id)
+            raise ToolExecutionError(f"{what}: {abandoned}; {cancelled}") from abandoned.__cause__
         except asyncio.CancelledError:
             if self.options.cancel_remote_task_on_local_cancellation:
                 await self._cancel_in_background(task_id)
@@ -117,8 +115,8 @@ class TaskFollower:
     async def _until_done(self, state: TaskState) -> CallToolResult:
         answered: set[str] = set()
         _record(state, None)
-        if state.status == "completed" and self.wire.accepts_input:
-            state = await self._poll(state)  # the extension carries results on polls
+        if state.status == "completed" and self.wire.result_comes_with_state:
+            state = await self._poll(state)  # the creation answer does not carry the result
         while True:
             if state.status == "completed":
                 return await self._result(state)
@@ -199,11 +197,16 @@ class TaskFollower:
             requests = {key: parse_input_request(raw) for key, raw in questions.items()}
         except MalformedTaskResponse as error:
             raise _Abandoned(f"the task asked {error}") from None
-        responses = {key: await self._answer(key, request) for key, request in requests.items()}
-        await self._with_one_reconnect(
-            "tasks/update",
-            lambda session: self.wire.update(session, state.task_id, responses, self._timeout),
-        )
+        try:
+            responses = {key: await self._answer(key, request) for key, request in requests.items()}
+            await self._with_one_reconnect(
+                "tasks/update",
+                lambda session: self.wire.update(session, state.task_id, responses, self._timeout),
+            )
+        except _Abandoned:
+            raise
+        except Exception as error:
+            raise _Abandoned(f"answering the task's questions failed: {describe(error)}") from error
         answered.update(questions)
 
     async def _answer(self, key: str, request: Any) -> Mapping[str, Any]:
@@ -258,8 +261,9 @@ class TaskFollower:
             await self.host.reconnect(replacing=broken)
         return self.host.session
 
-    async def _cancel(self, task_id: str) -> None:
-        """Best-effort `tasks/cancel`: failures are logged, never raised."""
+    async def _cancel(self, task_id: str) -> str:
+        """Best-effort `tasks/cancel`: failures are logged, never raised. What happened,
+        for the error message."""
         try:
             await asyncio.wait_for(self._send_cancel(task_id), CANCEL_TIMEOUT)
         except Exception as error:
@@ -269,6 +273,8 @@ class TaskFollower:
                 self.host.name,
                 describe(error),
             )
+            return f"cancelling it on the server failed ({describe(error)})"
+        return "the task was cancelled on the server"
 
     async def _send_cancel(self, task_id: str) -> None:
         await self.host.connect()

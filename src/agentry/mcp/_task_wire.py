@@ -103,6 +103,9 @@ class TaskWire(ABC):
     accepts_input: bool = False
     """Whether a task's questions can be answered (`tasks/update`)."""
 
+    result_comes_with_state: bool = False
+    """Whether a completed task's state carries its result (else `tasks/result` fetches it)."""
+
     @abstractmethod
     async def get(self, session: ClientSession, task_id: str, timeout: float | None) -> TaskState:
         """The task's current state (`tasks/get`).
@@ -311,6 +314,7 @@ class ExtensionTaskWire(TaskWire):
     """Tasks of the `io.modelcontextprotocol/tasks` extension."""
 
     accepts_input = True
+    result_comes_with_state = True
 
     async def get(self, session: ClientSession, task_id: str, timeout: float | None) -> TaskState:
         request = _ExtensionGetTask(params=GetTaskRequestParams(task_id=task_id))

@@ -16,6 +16,7 @@ Scenarios:
     die-once-on-poll: exits on the first `tasks/get` ever (a restarted server answers).
     die-on-poll: exits on every `tasks/get`.
     garbled-poll / refuse-poll: answers `tasks/get` with nonsense / an internal error.
+    garbled-poll-refuse-cancel: garbled-poll, and refuses `tasks/cancel` too.
     timeout-poll: answers the first two `tasks/get` with REQUEST_TIMEOUT.
     slow-poll: answers the first `tasks/get` after two seconds.
     fail / server-cancel / input: the task ends failed / cancelled / needing input.
@@ -144,7 +145,7 @@ def poll(state: dict[str, Any], task: dict[str, Any]) -> dict[str, Any] | None:
     save(state)
     if SCENARIO == "die-on-poll" or (SCENARIO == "die-once-on-poll" and polls == 0):
         os._exit(0)
-    if SCENARIO == "garbled-poll":
+    if SCENARIO.startswith("garbled-poll"):
         return {"result": {"taskId": task["id"], "status": "thinking"}}
     if SCENARIO == "refuse-poll":
         return {"error": {"code": -32603, "message": "the task store is down"}}
@@ -193,6 +194,8 @@ def answer(state: dict[str, Any], method: str, params: dict[str, Any]) -> dict[s
         return task_result(task)
     if method == "tasks/cancel":
         state["events"].append(f"cancel {task['id']}")
+        if SCENARIO == "garbled-poll-refuse-cancel":
+            return {"error": {"code": -32603, "message": "cannot cancel now"}}
         task["status"] = "cancelled"
         return {"result": task_view(task)}
     return {"error": {"code": -32601, "message": f"Method not found: {method}"}}
