@@ -191,3 +191,24 @@ async def _tick() -> None:
     import asyncio
 
     await asyncio.sleep(0.05)
+
+
+async def test_an_agent_used_as_a_context_manager_connects_and_closes_its_mcp_tools() -> None:
+    server = basic_stdio()
+    model = ScriptedChatClient([ScriptedChatClient.function_call("add", {"a": 1, "b": 2}), "3."])
+    async with Agent(client=model, tools=[server]) as agent:
+        assert server.is_connected
+        response = await agent.run("1 + 2?")
+
+    assert response.text == "3."
+    assert not server.is_connected
+
+
+async def test_when_one_tool_cannot_connect_the_agent_closes_those_it_connected() -> None:
+    server = basic_stdio()
+    missing = MCPStdioTool("missing", "/nonexistent/mcp-server")
+    with pytest.raises(MCPConnectionError, match="cannot connect to MCP server 'missing'"):
+        async with Agent(client=ScriptedChatClient([]), tools=[server, missing]):
+            pass
+
+    assert not server.is_connected

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Any, Literal, cast, overload
+from contextlib import AbstractAsyncContextManager, AsyncExitStack
+from typing import TYPE_CHECKING, Any, Literal, TypeGuard, cast, overload
 
 from agentry.agents._agent_middleware import run_with_agent_middleware
 from agentry.agents._base import BaseAgent
@@ -24,6 +25,10 @@ from agentry.types import (
 )
 
 if TYPE_CHECKING:
+    from types import TracebackType
+
+    from typing_extensions import Self
+
     from agentry.clients import SupportsChatGetResponse
 
 __all__ = ["Agent", "normalize_tools"]
@@ -61,6 +66,9 @@ class Agent(BaseAgent):
             history provider, history is kept in the session's state.
         function_invocation_configuration: How tool calls are run.
 
+    Use it as an async context manager to connect tools that hold connections (MCP
+    servers) up front and close them when done; without it they connect on first use.
+
     Example:
         >>> from agentry.clients.scripted import ScriptedChatClient
         >>> agent = Agent(client=ScriptedChatClient(["Hello!"]), instructions="Be brief.")
@@ -97,6 +105,27 @@ class Agent(BaseAgent):
             function_invocation_configuration or FunctionInvocationConfiguration()
         )
         self._middleware_by_kind = split_middleware(self.middleware)
+        self._resources: AsyncExitStack | None = None
+
+    async def __aenter__(self) -> Self:
+        """Enter the client, tools and context providers that are async context managers
+        (an MCP tool connects); if one fails, those already entered are closed."""
+        async with AsyncExitStack() as stack:
+            for part in [self.client, *self.tools, *self.context_providers]:
+                if _is_async_context_manager(part):
+                    await stack.enter_async_context(part)
+            self._resources = stack.pop_all()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        resources, self._resources = self._resources, None
+        if resources is not None:
+            await resources.__aexit__(exc_type, exc, traceback)
 
     @overload
     def run(
@@ -210,6 +239,12 @@ class Agent(BaseAgent):
         if has_history_provider(self.context_providers):
             return self.context_providers
         return [_DEFAULT_HISTORY, *self.context_providers]
+
+
+def _is_async_context_manager(part: object) -> TypeGuard[AbstractAsyncContextManager[Any]]:
+    return callable(getattr(part, "__aenter__", None)) and callable(
+        getattr(part, "__aexit__", None)
+    )
 
 
 _DEFAULT_HISTORY = InMemoryHistoryProvider()
