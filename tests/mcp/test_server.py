@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 import sys
 from collections.abc import AsyncGenerator, Iterator
 from contextlib import asynccontextmanager
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +16,14 @@ import pytest
 
 from agentry import Agent
 from agentry.clients.scripted import ScriptedChatClient
-from agentry.mcp import AgentMCPServer, MCPStdioTool, MCPStreamableHTTPTool
+from agentry.errors import ToolExecutionError
+from agentry.mcp import (
+    AgentMCPServer,
+    MCPStdioTool,
+    MCPStreamableHTTPTool,
+    MCPTaskOptions,
+    MCPTool,
+)
 from mcp import Client
 
 from .conftest import free_port, serving
@@ -146,3 +155,62 @@ def test_a_bad_target_exits_with_a_clear_message() -> None:
     )
     assert completed.returncode == 1
     assert completed.stderr.startswith("error: 'json' has no 'nothing'")
+
+
+class InProcessMCPTool(MCPTool):
+    """An `MCPTool` connected to a server object in this process."""
+
+    def __init__(self, served: AgentMCPServer, **options: Any) -> None:
+        super().__init__(served.name, **options)
+        self.served = served
+
+    def _server(self) -> Any:
+        return self.served.server
+
+
+async def test_with_tasks_a_call_of_the_agent_runs_as_a_task_the_client_follows() -> None:
+    served = build().as_mcp_server(tasks=True)
+    async with InProcessMCPTool(served) as remote:
+        result = await remote.call_tool("demo", {"task": "add 2 and 40"})
+
+    assert text_of(result) == "Tool result: 42"
+    assert served.tasks is not None
+    assert (len(served.tasks), served.tasks.running) == (1, 0)
+
+
+async def test_a_client_that_gives_up_on_a_served_task_stops_the_agent_run() -> None:
+    served = build().as_mcp_server(tasks=True)
+    options = MCPTaskOptions(max_task_wait=timedelta(seconds=0.5))
+    async with InProcessMCPTool(served, task_options=options) as remote:
+        with pytest.raises(ToolExecutionError, match="the task was cancelled on the server"):
+            await remote.call_tool("demo", {"task": "slow"})
+        await asyncio.sleep(0)  # the cancelled run finishes unwinding
+
+    assert served.tasks is not None
+    assert (len(served.tasks), served.tasks.running) == (1, 0)
+
+
+async def test_clients_without_the_tasks_extension_get_the_answer_directly() -> None:
+    served = build().as_mcp_server(tasks=True)
+    async with connected(served) as client:  # the SDK's client offers no extensions
+        result = await client.call_tool("demo", {"task": "add 1 and 2"})
+
+    assert text_of(result) == "Tool result: 3"
+    assert served.tasks is not None
+    assert len(served.tasks) == 0
+
+
+async def test_agentry_serve_mcp_tasks_serves_the_agent_as_tasks() -> None:
+    remote = MCPStdioTool(
+        "demo",
+        sys.executable,
+        ["-m", "agentry.cli", "serve", "mcp", "tests.mcp.served:agent", "--tasks"],
+        env={"PYTHONPATH": ENV["PYTHONPATH"]},
+        cwd=ROOT,
+        request_timeout=30,
+        task_options=MCPTaskOptions(max_task_wait=timedelta(seconds=30)),
+    )
+    async with remote:
+        result = await remote.call_tool("demo", {"task": "add 20 and 22"})
+
+    assert text_of(result) == "Tool result: 42"

@@ -160,6 +160,7 @@ class BaseAgent:
         name: str | None = None,
         description: str | None = None,
         expose_tools: bool = False,
+        tasks: bool = False,
     ) -> AgentMCPServer:
         """This agent as an MCP server (needs the `mcp` extra).
 
@@ -167,6 +168,8 @@ class BaseAgent:
             name: The server's and the agent tool's name (default: the agent's name).
             description: The agent tool's description (default: the agent's).
             expose_tools: Also offer the agent's function tools, called directly.
+            tasks: Run calls of the agent as long-running MCP tasks for clients that
+                take them (the tasks extension); the client polls for the answer.
 
         Example:
             >>> from agentry.clients.scripted import ScriptedChatClient
@@ -181,6 +184,7 @@ class BaseAgent:
             name=name,
             description=description,
             expose_tools=expose_tools,
+            tasks=tasks,
         )
 
     def as_tool(

@@ -28,6 +28,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--expose-tools", action="store_true", help="also offer the agent's own function tools"
     )
+    parser.add_argument(
+        "--tasks",
+        action="store_true",
+        help="run calls of the agent as long-running tasks for clients that take them",
+    )
 
 
 def run_from_arguments(arguments: argparse.Namespace) -> int:
@@ -37,7 +42,9 @@ def run_from_arguments(arguments: argparse.Namespace) -> int:
     except CliError as error:
         print(f"error: {error}", file=sys.stderr)
         return error.exit_code
-    server = AgentMCPServer(agent, name=arguments.name, expose_tools=arguments.expose_tools)
+    server = AgentMCPServer(
+        agent, name=arguments.name, expose_tools=arguments.expose_tools, tasks=arguments.tasks
+    )
     if arguments.transport == "stdio":
         asyncio.run(server.run_stdio())
     else:

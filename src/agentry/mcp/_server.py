@@ -51,6 +51,10 @@ class AgentMCPServer:
         description: The agent tool's description (default: the agent's).
         expose_tools: Also offer the agent's function tools, called directly.
         max_sessions: Conversations kept; the least recently used are forgotten.
+        tasks: Run the agent tool's calls as long-running tasks for clients that offer the
+            tasks extension (`io.modelcontextprotocol/tasks`, 2026 protocol): the call
+            answers at once, the client polls for the agent's answer and can stop the run
+            with `tasks/cancel`. Other clients wait for the answer as usual.
     """
 
     def __init__(
@@ -61,8 +65,11 @@ class AgentMCPServer:
         description: str | None = None,
         expose_tools: bool = False,
         max_sessions: int = 1000,
+        tasks: bool = False,
     ) -> None:
         from mcp.server.lowlevel import Server
+
+        from agentry.mcp._served_tasks import ServedTasks
 
         self.agent = agent
         self.name = _tool_name(name or agent.name or "agent")
@@ -85,9 +92,15 @@ class AgentMCPServer:
             self.name,
             instructions=self.description,
             on_list_tools=self._list_tools,
-            on_call_tool=self._call_tool,
+            # A call may also answer with a task (a tasks-extension result), which the
+            # SDK's runner passes on as it is.
+            on_call_tool=cast("Any", self._call_tool),
             get_tool_input_schema=self._input_schema,
         )
+        self.tasks: ServedTasks | None = ServedTasks() if tasks else None
+        """The agent runs served as tasks (None unless `tasks=True`)."""
+        if self.tasks is not None:
+            self.tasks.install(self.server)
 
     # region serving
 
@@ -95,10 +108,13 @@ class AgentMCPServer:
         """Serve one client over this process's standard input and output."""
         from mcp.server.stdio import stdio_server
 
-        async with stdio_server() as (read_stream, write_stream):
-            await self.server.run(
-                read_stream, write_stream, self.server.create_initialization_options()
-            )
+        try:
+            async with stdio_server() as (read_stream, write_stream):
+                await self.server.run(
+                    read_stream, write_stream, self.server.create_initialization_options()
+                )
+        finally:
+            self._stop_tasks()
 
     def streamable_http_app(self, *, path: str = "/mcp", **options: Any) -> Starlette:
         """An ASGI app serving MCP over streamable HTTP at `path` (options go to the SDK)."""
@@ -113,7 +129,14 @@ class AgentMCPServer:
         config = uvicorn.Config(
             self.streamable_http_app(host=host), host=host, port=port, log_level=log_level
         )
-        await uvicorn.Server(config).serve()
+        try:
+            await uvicorn.Server(config).serve()
+        finally:
+            self._stop_tasks()
+
+    def _stop_tasks(self) -> None:
+        if self.tasks is not None:
+            self.tasks.close()
 
     # endregion
 
@@ -137,7 +160,7 @@ class AgentMCPServer:
 
     async def _call_tool(
         self, context: ServerRequestContext[Any], params: CallToolRequestParams
-    ) -> CallToolResult:
+    ) -> CallToolResult | dict[str, Any]:
         from mcp_types import INVALID_PARAMS
 
         from mcp import MCPError
@@ -157,6 +180,8 @@ class AgentMCPServer:
                 call,
                 side="server",
             )
+        if self.tasks is not None and params.name == self.name and self.tasks.offered_by(context):
+            return self.tasks.start(call)
         return await call
 
     async def _answer(self, name: str, arguments: dict[str, Any]) -> CallToolResult:
