@@ -119,8 +119,8 @@ def test_an_inline_skill_refuses_two_parts_with_one_name() -> None:
 
 
 def test_skill_is_abstract() -> None:
-    with pytest.raises(TypeError):
-        Skill()  # type: ignore[abstract]
+    with pytest.raises(TypeError, match="Skill is abstract: use InlineSkill"):
+        Skill()
 
 
 # endregion

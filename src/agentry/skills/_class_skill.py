@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any, Literal, TypeVar, overload
 
 from agentry.skills._errors import SkillError
 from agentry.skills._frontmatter import SkillFrontmatter
 from agentry.skills._resource import SkillResource
 from agentry.skills._script import SkillScript
-from agentry.skills._skill import Skill, unique_names
+from agentry.skills._skill import Skill
 
 __all__ = ["ClassSkill"]
 
@@ -80,16 +80,7 @@ class ClassSkill(Skill):
                 resources.append(SkillResource(name, function=method, description=description))
             else:
                 scripts.append(SkillScript(name, function=method, description=description))
-        self._resources = unique_names("resource", chosen.name, resources)
-        self._scripts = unique_names("script", chosen.name, scripts)
-
-    @property
-    def resources(self) -> Sequence[SkillResource]:
-        return self._resources
-
-    @property
-    def scripts(self) -> Sequence[SkillScript]:
-        return self._scripts
+        self._set_parts(resources, scripts)
 
     @overload
     @staticmethod

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 
 from agentry.observability import get_logger
@@ -71,26 +71,18 @@ class FileSkill(Skill):
         self.frontmatter = frontmatter
         self.content = content
         self._directory = path.resolve()
-        self._resources = [
-            SkillResource(name, function=_file_reader(self._directory, name))
-            for folder in RESOURCE_FOLDERS
-            for name in _files(self._directory, folder)
-        ]
-        self._scripts = [
-            SkillScript(name, path=name) for name in _files(self._directory, SCRIPT_FOLDER)
-        ]
+        self._set_parts(
+            [
+                SkillResource(name, function=_file_reader(self._directory, name))
+                for folder in RESOURCE_FOLDERS
+                for name in _files(self._directory, folder)
+            ],
+            [SkillScript(name, path=name) for name in _files(self._directory, SCRIPT_FOLDER)],
+        )
 
     @property
     def directory(self) -> Path:
         return self._directory
-
-    @property
-    def resources(self) -> Sequence[SkillResource]:
-        return self._resources
-
-    @property
-    def scripts(self) -> Sequence[SkillScript]:
-        return self._scripts
 
 
 def contained_path(root: Path, relative: str | Path) -> Path:

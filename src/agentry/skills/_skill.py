@@ -2,22 +2,24 @@
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from agentry.skills._errors import SkillError
 from agentry.skills._frontmatter import SkillFrontmatter
 from agentry.skills._resource import SkillResource
 from agentry.skills._script import SkillScript
 
+if TYPE_CHECKING:
+    from typing_extensions import Self
+
 __all__ = ["InlineSkill", "Skill"]
 
 _ItemT = TypeVar("_ItemT", SkillResource, SkillScript)
 
 
-class Skill(ABC):
+class Skill:
     """Instructions for a kind of task (`content`), described by `frontmatter`, with
     resources to read and scripts to run.
 
@@ -27,6 +29,15 @@ class Skill(ABC):
 
     frontmatter: SkillFrontmatter
     content: str
+    _resources: Sequence[SkillResource] = ()
+    _scripts: Sequence[SkillScript] = ()
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Self:
+        if cls is Skill:
+            raise TypeError(
+                "Skill is abstract: use InlineSkill, FileSkill or ClassSkill, or subclass it"
+            )
+        return super().__new__(cls)
 
     @property
     def name(self) -> str:
@@ -44,14 +55,25 @@ class Skill(ABC):
         return None
 
     @property
-    @abstractmethod
     def resources(self) -> Sequence[SkillResource]:
         """The skill's resources."""
+        return self._resources
 
     @property
-    @abstractmethod
     def scripts(self) -> Sequence[SkillScript]:
         """The skill's scripts."""
+        return self._scripts
+
+    def _set_parts(
+        self, resources: Sequence[SkillResource], scripts: Sequence[SkillScript]
+    ) -> None:
+        """Keep the skill's resources and scripts, refusing two of a kind with one name.
+
+        Raises:
+            SkillError: Two resources, or two scripts, share a name.
+        """
+        self._resources = unique_names("resource", self.frontmatter.name, resources)
+        self._scripts = unique_names("script", self.frontmatter.name, scripts)
 
     def get_resource(self, name: str) -> SkillResource | None:
         """The resource called `name`, if there is one."""
@@ -95,21 +117,12 @@ class InlineSkill(Skill):
     ) -> None:
         self.frontmatter = frontmatter
         self.content = content
-        self._resources = unique_names("resource", frontmatter.name, resources)
-        self._scripts = unique_names("script", frontmatter.name, scripts)
+        self._set_parts(resources, scripts)
         self._directory = Path(directory) if directory is not None else None
 
     @property
     def directory(self) -> Path | None:
         return self._directory
-
-    @property
-    def resources(self) -> Sequence[SkillResource]:
-        return self._resources
-
-    @property
-    def scripts(self) -> Sequence[SkillScript]:
-        return self._scripts
 
 
 def unique_names(kind: str, skill: str, items: Sequence[_ItemT]) -> list[_ItemT]:
