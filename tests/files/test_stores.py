@@ -67,6 +67,33 @@ async def test_search_finds_lines_with_numbers_and_a_snippet(store: AgentFileSto
     assert len(await store.search_files("e", max_results=1)) == 1
 
 
+async def test_search_goes_through_folders_in_path_order(store: AgentFileStore) -> None:
+    for path in ["a/b.txt", "a.txt", "a-b.txt", "a/c/d.txt", "z.txt"]:
+        await store.write_file(path, "needle")
+
+    found = [r.file_name for r in await store.search_files("needle")]
+    assert found == ["a-b.txt", "a.txt", "a/b.txt", "a/c/d.txt", "z.txt"]
+    assert found == sorted(found)
+    assert [r.file_name for r in await store.search_files("needle", max_results=2)] == [
+        "a-b.txt",
+        "a.txt",
+    ]
+
+
+async def test_a_search_stopped_early_leaves_no_folder_open(tmp_path: Path) -> None:
+    import os
+
+    store = FileSystemAgentFileStore(tmp_path / "root")
+    for folder in ["p", "p/q", "p/q/r"]:
+        await store.write_file(f"{folder}/hit.txt", "needle")
+    descriptors = len(os.listdir("/proc/self/fd"))
+
+    (result,) = await store.search_files("needle", max_results=1)
+
+    assert result.file_name == "p/hit.txt"
+    assert len(os.listdir("/proc/self/fd")) == descriptors
+
+
 async def test_bad_requests_are_clear_errors(store: AgentFileStore) -> None:
     with pytest.raises(MissingFileError, match=r"no file 'ghost\.txt'"):
         await store.read_file("ghost.txt")

@@ -7,7 +7,7 @@ import contextlib
 import os
 import stat
 import uuid
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Generator
 from pathlib import Path
 from typing import TypeVar
 
@@ -150,17 +150,21 @@ class FileSystemAgentFileStore(AgentFileStore):
     def _read(self, path: str) -> str:
         try:
             with self._parent(path, create=False) as (folder, name):
-                fd = self._open_file(path, name, folder)
-                with os.fdopen(fd, "rb") as file:
-                    size = os.fstat(file.fileno()).st_size
-                    if size > self.max_file_bytes:
-                        raise FileAccessError(
-                            f"{path!r} is {size} bytes, over the store's limit of "
-                            f"{self.max_file_bytes}; it cannot be read whole"
-                        )
-                    data = file.read(self.max_file_bytes + 1)
+                return self._read_in(folder, name, path)
         except MissingFileError:
             raise MissingFileError(f"no file {path!r}; list the files to see what exists") from None
+
+    def _read_in(self, folder: int, name: str, path: str) -> str:
+        """The text of the file `name` in the open `folder` (`path` is for messages)."""
+        fd = self._open_file(path, name, folder)
+        with os.fdopen(fd, "rb") as file:
+            size = os.fstat(file.fileno()).st_size
+            if size > self.max_file_bytes:
+                raise FileAccessError(
+                    f"{path!r} is {size} bytes, over the store's limit of "
+                    f"{self.max_file_bytes}; it cannot be read whole"
+                )
+            data = file.read(self.max_file_bytes + 1)
         try:
             return data.decode("utf-8")
         except UnicodeDecodeError:
@@ -216,7 +220,7 @@ class FileSystemAgentFileStore(AgentFileStore):
     def _list(self, directory: str, recursive: bool) -> list[str]:
         return sorted(path for path, _ in self._walk(directory, recursive))
 
-    def _walk(self, directory: str, recursive: bool) -> Iterator[tuple[str, int]]:
+    def _walk(self, directory: str, recursive: bool) -> Generator[tuple[str, int], None, None]:
         """(path, folder descriptor) of each regular file; links are skipped."""
         parts = split_relative_path(directory, allow_root=True)
         try:
@@ -227,27 +231,30 @@ class FileSystemAgentFileStore(AgentFileStore):
 
     def _search(self, query: TextQuery, directory: str, max_results: int) -> list[FileSearchResult]:
         results: list[FileSearchResult] = []
-        for path in self._list(directory, recursive=True):
-            if len(results) >= max_results:
-                break
-            if not query.wants(path):
-                continue
-            try:
-                text = self._read(path)
-            except FileAccessError:
-                continue  # too large, not text, or changed meanwhile
-            found = query.search(path, text)
-            if found is not None:
-                results.append(found)
+        # Each file is read in the folder the walk holds open; closing the walk closes them.
+        with contextlib.closing(self._walk(directory, recursive=True)) as walk:
+            for path, folder in walk:
+                if len(results) >= max_results:
+                    break
+                if not query.wants(path):
+                    continue
+                try:
+                    text = self._read_in(folder, path.rsplit("/", 1)[-1], path)
+                except FileAccessError:
+                    continue  # too large, not text, or changed meanwhile
+                found = query.search(path, text)
+                if found is not None:
+                    results.append(found)
         return results
 
     # endregion
 
 
-def _files_in(folder: int, prefix: str, recursive: bool) -> Iterator[tuple[str, int]]:
-    """Walk an open folder (closing it when done), never through links."""
+def _files_in(folder: int, prefix: str, recursive: bool) -> Generator[tuple[str, int], None, None]:
+    """Walk an open folder (closing it when done), never through links, in the order of
+    the paths' sort (a folder `a` sorts as `a/`, so `a.txt` comes before `a/b.txt`)."""
     try:
-        for entry in sorted(os.scandir(folder), key=lambda e: e.name):
+        for entry in sorted(os.scandir(folder), key=_sort_key):
             path = f"{prefix}/{entry.name}" if prefix else entry.name
             if entry.is_symlink() or (entry.name.endswith(".tmp") and entry.name.startswith(".")):
                 continue
@@ -265,6 +272,10 @@ def _files_in(folder: int, prefix: str, recursive: bool) -> Iterator[tuple[str, 
                 yield from _files_in(child, path, recursive)
     finally:
         os.close(folder)
+
+
+def _sort_key(entry: os.DirEntry[str]) -> str:
+    return entry.name + "/" if entry.is_dir(follow_symlinks=False) else entry.name
 
 
 def _lstat(name: str, folder: int) -> os.stat_result | None:
