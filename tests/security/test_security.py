@@ -121,12 +121,27 @@ async def test_long_results_are_cut_with_a_marker() -> None:
         ("login password=swordfish now", "swordfish"),
         ("api_key: abc123xyz", "abc123xyz"),
         ("token ghp_" + "a" * 36, "ghp_" + "a" * 36),
+        ("slack xoxb-1234567890-abcdefghij", "xoxb-1234567890-abcdefghij"),
+        ("maps AIza" + "B" * 35, "AIza" + "B" * 35),
+        ("stripe sk_live_" + "4" * 24, "sk_live_" + "4" * 24),
+        ("session eyJhbGciOiJIUzI1.eyJzdWIiOiIxMjM0.SflKxwRJSMeKKF2Q", "SflKxwRJSMeKKF2Q"),
+        ("db postgres://app:s3cr3t@db.internal:5432/main", "s3cr3t"),
     ],
 )
 def test_each_kind_of_secret_is_redacted(text: str, secret: str) -> None:
     redacted = Redactor().redact(text)
     assert secret not in redacted
     assert "[REDACTED]" in redacted
+
+
+def test_a_url_keeps_its_host_when_its_credentials_are_hidden() -> None:
+    assert (
+        Redactor().redact("connect to https://bot:hunter2@example.com/api now")
+        == "connect to https://[REDACTED]@example.com/api now"
+    )
+    assert Redactor().redact("mail me@example.com at https://example.com") == (
+        "mail me@example.com at https://example.com"
+    )
 
 
 def test_known_values_and_extra_patterns_are_redacted_too() -> None:

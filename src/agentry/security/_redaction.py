@@ -17,8 +17,14 @@ DEFAULT_PATTERNS: tuple[str, ...] = (
     r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----",
     r"(?i:\b(?:password|passwd|pwd|secret|api[_-]?key|token)\s*[=:])\s*[^\s,;&'\"]+",
     r"\bgh[pousr]_[A-Za-z0-9]{20,}\b",  # GitHub tokens
+    r"\bxox[abposr]-[A-Za-z0-9-]{10,}",  # Slack tokens
+    r"\bAIza[0-9A-Za-z_-]{35}",  # Google API keys
+    r"\b[rs]k_live_[A-Za-z0-9]{16,}",  # Stripe live keys
+    r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",  # JSON web tokens
+    r"(?<=://)[^\s/:@]+:[^\s/@]+(?=@)",  # user:password in a URL
 )
-"""Common secrets: API keys, bearer tokens, AWS key ids, private keys, password pairs."""
+"""Common secrets: API keys (OpenAI, AWS, GitHub, Slack, Google, Stripe), bearer tokens,
+JSON web tokens, private keys, password pairs, and credentials inside URLs."""
 
 
 class Redactor:
