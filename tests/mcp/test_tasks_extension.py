@@ -14,9 +14,16 @@ import pytest
 from agentry import Agent
 from agentry.clients.scripted import ScriptedChatClient
 from agentry.errors import ToolExecutionError
-from agentry.mcp import MCPStdioTool, MCPStreamableHTTPTool, MCPTaskOptions, MCPTool
+from agentry.mcp import (
+    MCPConnectionError,
+    MCPStdioTool,
+    MCPStreamableHTTPTool,
+    MCPTaskOptions,
+    MCPTool,
+)
 
 from .conftest import SERVERS, free_port, serving
+from .dropping_proxy import DroppingProxy
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -135,3 +142,42 @@ async def test_cancelling_an_agent_run_cancels_the_task() -> None:
 
     assert "created task-1 for endless" in log
     assert "cancel task-1" in log
+
+
+@pytest.fixture
+def extension_http_port() -> Iterator[int]:
+    port = free_port()
+    with serving([sys.executable, EXTENSION, "http", str(port)], port):
+        yield port
+
+
+async def test_an_http_connection_dropped_while_polling_is_remade_for_the_same_task(
+    extension_http_port: int,
+) -> None:
+    proxy = DroppingProxy(extension_http_port, b'"tasks/get"', outbound=True)
+    async with (
+        proxy.running() as url,
+        MCPStreamableHTTPTool("tasks", url, request_timeout=10) as tool,
+    ):
+        result = await tool.call_tool("research", {"topic": "otters", "seconds": 0.3})
+        log = await server_log(tool)
+
+    assert proxy.dropped == 1
+    assert text(result) == "report on otters"
+    assert [line for line in log if line.startswith("created")] == ["created task-1 for research"]
+
+
+async def test_an_http_connection_dropped_before_the_task_id_arrives_is_not_resubmitted(
+    extension_http_port: int,
+) -> None:
+    proxy = DroppingProxy(extension_http_port, b'"resultType":"task"', outbound=False)
+    async with (
+        proxy.running() as url,
+        MCPStreamableHTTPTool("tasks", url, request_timeout=10) as tool,
+    ):
+        with pytest.raises(MCPConnectionError, match="broke during the tool 'research'"):
+            await tool.call_tool("research", {"topic": "otters", "seconds": 0.3})
+        log = await server_log(tool)  # the next use reconnects
+
+    assert proxy.dropped == 1
+    assert [line for line in log if line.startswith("created")] == ["created task-1 for research"]
