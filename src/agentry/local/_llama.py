@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import atexit
 import importlib
 import json
 import os
 import time
+import weakref
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -103,6 +105,7 @@ def load_model(
     except (ValueError, RuntimeError, OSError) as error:
         raise LocalModelError(f"llama.cpp could not load {path}: {error}") from None
     load_seconds = time.perf_counter() - started
+    _free_before_exit(llama)
 
     template = chat_template or llama.metadata.get("tokenizer.chat_template")
     if not template:
@@ -126,6 +129,20 @@ def load_model(
         return bool(is_eog(vocab, token))
 
     return LoadedModel(llama, path, format_prompt, is_end_of_generation, load_seconds)
+
+
+def _free_before_exit(llama: LlamaModel) -> None:
+    """Free the model when the interpreter exits, before llama-cpp-python's module is torn
+    down: freed later (by the garbage collector), its cleanup fails noisily."""
+    model = weakref.ref(llama)
+
+    def free() -> None:
+        loaded = model()
+        close = getattr(loaded, "close", None)
+        if callable(close):
+            close()
+
+    atexit.register(free)
 
 
 def _token_text(llama: LlamaModel, token: int) -> str:
