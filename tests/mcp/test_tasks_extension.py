@@ -119,6 +119,15 @@ async def test_a_nonsense_task_state_abandons_and_cancels_the_task() -> None:
     assert "cancel task-1" in log
 
 
+async def test_a_misshapen_task_answer_fails_clearly_without_calling_again() -> None:
+    async with extension_stdio() as tool:
+        with pytest.raises(ToolExecutionError, match="answered the tool 'misshapen' with an"):
+            await tool.call_tool("misshapen", {})
+        log = await server_log(tool)
+
+    assert log == ["created a misshapen task"]
+
+
 async def test_max_task_wait_cancels_the_task_on_the_server() -> None:
     options = MCPTaskOptions(max_task_wait=timedelta(seconds=0.4))
     async with extension_stdio(task_options=options) as tool:

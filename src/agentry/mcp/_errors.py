@@ -3,10 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from agentry.errors import ToolExecutionError
 
-__all__ = ["MCPConnectionError", "describe", "is_connection_loss", "is_timeout"]
+if TYPE_CHECKING:
+    from pydantic import ValidationError
+
+__all__ = [
+    "MCPConnectionError",
+    "describe",
+    "first_problem",
+    "is_connection_loss",
+    "is_timeout",
+]
 
 
 class MCPConnectionError(ToolExecutionError):
@@ -47,3 +57,10 @@ def describe(error: BaseException) -> str:
     if inner:
         return "; ".join(describe(e) for e in inner)
     return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+
+
+def first_problem(error: ValidationError) -> str:
+    """The first thing a validation found wrong, as `where: what`."""
+    problem = error.errors()[0]
+    where = ".".join(str(part) for part in problem["loc"]) or "answer"
+    return f"{where}: {problem['msg']}"

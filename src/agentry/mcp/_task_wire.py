@@ -35,6 +35,8 @@ from mcp_types.methods import validate_server_result
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 from pydantic.alias_generators import to_camel
 
+from agentry.mcp._errors import first_problem
+
 if TYPE_CHECKING:
     from mcp.client.session import ClientSession
     from mcp.shared.dispatcher import CallOptions
@@ -179,14 +181,16 @@ class LegacyTaskWire(TaskWire):
             try:
                 created = CreateTaskResult.model_validate(raw, by_name=False)
             except ValidationError as error:
-                raise MalformedTaskResponse(f"a task that is not one ({_first(error)})") from None
+                raise MalformedTaskResponse(
+                    f"a task that is not one ({first_problem(error)})"
+                ) from None
             return _legacy_state(created.task)
         try:
             validate_server_result("tools/call", "2025-11-25", raw)
             return CallToolResult.model_validate(raw, by_name=False)
         except ValidationError as error:
             raise MalformedTaskResponse(
-                f"neither a task nor a tool result ({_first(error)})"
+                f"neither a task nor a tool result ({first_problem(error)})"
             ) from None
 
     async def get(self, session: ClientSession, task_id: str, timeout: float | None) -> TaskState:
@@ -194,7 +198,7 @@ class LegacyTaskWire(TaskWire):
         try:
             answer = await session.send_request(request, GetTaskResult, timeout)
         except ValidationError as error:
-            raise MalformedTaskResponse(f"not a task ({_first(error)})") from None
+            raise MalformedTaskResponse(f"not a task ({first_problem(error)})") from None
         if answer.task_id != task_id:
             raise MalformedTaskResponse(f"the state of task {answer.task_id!r}, not {task_id!r}")
         return _legacy_state(answer)
@@ -206,7 +210,7 @@ class LegacyTaskWire(TaskWire):
         try:
             return await session.send_request(request, CallToolResult, timeout)
         except ValidationError as error:
-            raise MalformedTaskResponse(f"not a tool result ({_first(error)})") from None
+            raise MalformedTaskResponse(f"not a tool result ({first_problem(error)})") from None
 
     async def cancel(self, session: ClientSession, task_id: str, timeout: float | None) -> None:
         request = CancelTaskRequest(params=CancelTaskRequestParams(task_id=task_id))
@@ -306,7 +310,7 @@ def parse_input_request(raw: Any) -> InputRequest:
         return _INPUT_REQUEST.validate_python(raw, by_name=False)
     except ValidationError as error:
         raise MalformedTaskResponse(
-            f"a question the client cannot read ({_first(error)})"
+            f"a question the client cannot read ({first_problem(error)})"
         ) from None
 
 
@@ -321,7 +325,7 @@ class ExtensionTaskWire(TaskWire):
         try:
             answer = await session.send_request(request, _ExtensionTask, timeout)
         except ValidationError as error:
-            raise MalformedTaskResponse(f"not a task ({_first(error)})") from None
+            raise MalformedTaskResponse(f"not a task ({first_problem(error)})") from None
         if answer.task_id != task_id:
             raise MalformedTaskResponse(f"the state of task {answer.task_id!r}, not {task_id!r}")
         return TaskState(
@@ -343,7 +347,7 @@ class ExtensionTaskWire(TaskWire):
             return CallToolResult.model_validate(state.result, by_name=False)
         except ValidationError as error:
             raise MalformedTaskResponse(
-                f"a result that is not a tool result ({_first(error)})"
+                f"a result that is not a tool result ({first_problem(error)})"
             ) from None
 
     async def update(
@@ -390,9 +394,3 @@ class TasksClientExtension(ClientExtension):
 
 def _seconds(milliseconds: int | None) -> float | None:
     return None if milliseconds is None else milliseconds / 1000
-
-
-def _first(error: ValidationError) -> str:
-    problem = error.errors()[0]
-    where = ".".join(str(part) for part in problem["loc"]) or "answer"
-    return f"{where}: {problem['msg']}"

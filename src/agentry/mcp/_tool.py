@@ -16,7 +16,13 @@ from agentry.mcp._arguments import (
     prepare_call_kwargs,
 )
 from agentry.mcp._connection import Connection
-from agentry.mcp._errors import MCPConnectionError, describe, is_connection_loss, is_timeout
+from agentry.mcp._errors import (
+    MCPConnectionError,
+    describe,
+    first_problem,
+    is_connection_loss,
+    is_timeout,
+)
 from agentry.mcp._results import prompt_messages, resource_text, tool_result_text
 from agentry.mcp._sampling import SamplingGuard, SamplingPolicy
 from agentry.mcp._task_options import MCPTaskOptions
@@ -480,6 +486,8 @@ class MCPTool(ABC):
 
     async def _request(self, call: Any, *, what: str = "request") -> Any:
         """Await one request; a broken connection is closed so the next use reconnects."""
+        from pydantic import ValidationError
+
         from mcp import MCPError
 
         try:
@@ -496,6 +504,11 @@ class MCPTool(ABC):
             raise ToolExecutionError(
                 f"MCP server {self.name!r} refused the {what}: {error}"
             ) from error
+        except ValidationError as error:
+            raise ToolExecutionError(
+                f"MCP server {self.name!r} answered the {what} with an invalid result "
+                f"({first_problem(error)}); it is not sent again"
+            ) from None
         except (TimeoutError, asyncio.TimeoutError) as error:
             raise self._timed_out(what) from error
         except (OSError, EOFError) as error:

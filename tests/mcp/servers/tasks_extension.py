@@ -6,7 +6,8 @@ Run it with `python tasks_extension.py` (stdio) or `python tasks_extension.py ht
 Tools made tasks: `research` (works for `seconds`, then reports), `interview` (asks the
 client's model a question through `inputRequests`, then reports the answer), `doomed`
 (fails), `abandoned` (the server cancels it), `garbled` (its `tasks/get` answers are
-nonsense) and `endless` (runs until cancelled). `tasks_log` tells what the server saw.
+nonsense), `misshapen` (answers with a task that is not one) and `endless` (runs until
+cancelled). `tasks_log` tells what the server saw.
 """
 
 from __future__ import annotations
@@ -123,6 +124,9 @@ class Tasks(Extension):
         if params.name not in TASK_TOOLS:
             return await call_next(ctx)
         require_client_extension(ctx, TASKS)
+        if params.name == "misshapen":
+            log.append("created a misshapen task")
+            return {"resultType": "task", "status": "pondering"}
         task = RemoteTask(task_id=f"task-{next(numbers)}", tool=params.name)
         tasks[task.task_id] = task
         log.append(f"created {task.task_id} for {params.name}")
@@ -180,7 +184,7 @@ def known(task_id: str) -> RemoteTask:
 
 
 server = MCPServer("tasks-extension", extensions=[Tasks()])
-TASK_TOOLS = {"research", "interview", "doomed", "abandoned", "garbled", "endless"}
+TASK_TOOLS = {"research", "interview", "doomed", "abandoned", "garbled", "endless", "misshapen"}
 
 
 @server.tool()
@@ -216,6 +220,12 @@ def garbled() -> str:
 @server.tool()
 def endless() -> str:
     """A task that never ends."""
+    return "not run as a task"
+
+
+@server.tool()
+def misshapen() -> str:
+    """Answers with a task that is not one."""
     return "not run as a task"
 
 
