@@ -1,4 +1,4 @@
-"""The MCP example starts its server, lists its tools, uses its prompt and calls its tool."""
+"""The MCP examples: a server's tools and prompt, and an agent served with tasks."""
 
 import subprocess
 import sys
@@ -21,3 +21,18 @@ def test_mcp_tools_example() -> None:
         "forecast: snow, -3 °C",
         "Snow in Oslo: pack a warm coat, boots and gloves.",
     ]
+
+
+def test_mcp_tasks_example() -> None:
+    completed = subprocess.run(
+        [sys.executable, str(EXAMPLES / "mcp_tasks.py")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert completed.stdout.splitlines() == [
+        "analyst: Q3 sales were steady: mean 42.0 over 1204 rows, no outliers.",
+        "The analyst reports steady Q3 sales.",
+    ]
+    assert "log: MCP server 'analyst' runs tool 'analyst' as task '" in completed.stderr

@@ -96,6 +96,9 @@ class TaskFollower:
         """
         task_id = created.task_id
         what = f"task {task_id!r} of MCP tool {self.tool_name!r} on server {self.host.name!r}"
+        logger.info(
+            "MCP server %r runs tool %r as task %r", self.host.name, self.tool_name, task_id
+        )
         try:
             return await asyncio.wait_for(self._until_done(created), self.options.max_wait_seconds)
         except (TimeoutError, asyncio.TimeoutError):
