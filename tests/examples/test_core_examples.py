@@ -1,18 +1,10 @@
 """Every example runs; the main ones are also checked for what they print."""
 
-import subprocess
-import sys
-from pathlib import Path
-
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+from .running import run_example
 
 
 def _run(name: str, *args: str) -> str:
-    completed = subprocess.run(
-        [sys.executable, str(EXAMPLES / name), *args], capture_output=True, text=True, timeout=300
-    )
-    assert completed.returncode == 0, completed.stderr
-    return completed.stdout
+    return run_example(name, *args).stdout
 
 
 def test_demo_answers_with_a_tool_on_the_scripted_model() -> None:

@@ -1,20 +1,10 @@
 """The MCP examples: a server's tools and prompt, and an agent served with tasks."""
 
-import subprocess
-import sys
-from pathlib import Path
-
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+from .running import run_example
 
 
 def test_mcp_tools_example() -> None:
-    completed = subprocess.run(
-        [sys.executable, str(EXAMPLES / "mcp_tools.py")],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert completed.returncode == 0, completed.stderr
+    completed = run_example("mcp_tools.py")
     assert completed.stdout.splitlines() == [
         "tools: ['get_forecast']",
         "prompt: What should I pack for a trip to Oslo? Check the forecast first.",
@@ -24,13 +14,7 @@ def test_mcp_tools_example() -> None:
 
 
 def test_mcp_tasks_example() -> None:
-    completed = subprocess.run(
-        [sys.executable, str(EXAMPLES / "mcp_tasks.py")],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert completed.returncode == 0, completed.stderr
+    completed = run_example("mcp_tasks.py")
     assert completed.stdout.splitlines() == [
         "analyst: Q3 sales were steady: mean 42.0 over 1204 rows, no outliers.",
         "The analyst reports steady Q3 sales.",

@@ -1,20 +1,10 @@
 """The Agent Skills example runs and really runs its skill's script."""
 
-import subprocess
-import sys
-from pathlib import Path
-
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+from .running import EXAMPLES, run_example
 
 
 def test_skills_agent_example() -> None:
-    completed = subprocess.run(
-        [sys.executable, str(EXAMPLES / "skills_agent.py")],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert completed.returncode == 0, completed.stderr
+    completed = run_example("skills_agent.py")
     lines = completed.stdout.splitlines()
     assert lines[0].startswith("skill unit-converter: Convert lengths")
     assert "[result] # Converting units" in lines
