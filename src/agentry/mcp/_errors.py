@@ -40,6 +40,8 @@ def is_connection_loss(error: BaseException) -> bool:
 
     if isinstance(error, MCPError):
         return error.code == CONNECTION_CLOSED
+    if isinstance(error, TimeoutError):  # an OSError, but the connection may be fine
+        return False
     return isinstance(
         error,
         MCPConnectionError
