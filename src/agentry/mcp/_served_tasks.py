@@ -14,14 +14,14 @@ from typing import TYPE_CHECKING, Any
 
 from mcp_types import RequestParams
 
+from agentry.mcp._task_wire import TASKS_EXTENSION
+
 if TYPE_CHECKING:
     from mcp.server.context import ServerRequestContext
     from mcp.server.lowlevel import Server
     from mcp_types import CallToolResult
 
 __all__ = ["ServedTasks"]
-
-TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
 
 
 class _TaskIdParams(RequestParams):
