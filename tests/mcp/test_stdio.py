@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
 
@@ -148,6 +149,19 @@ async def test_a_server_that_dies_mid_call_fails_the_call_and_the_next_use_recon
         add = next(f for f in server.functions if f.name == "add")
         assert await add.invoke(arguments={"a": 1, "b": 2}) == "3"
         assert server.is_connected
+
+
+async def test_a_call_broken_with_an_old_connection_leaves_the_new_one_open() -> None:
+    async with basic_stdio() as server:
+        slow = asyncio.ensure_future(server.call_tool("sleep", {"seconds": 5}))
+        await asyncio.sleep(0.5)  # the call is in flight
+        await server.reconnect()  # ends the connection the call was made on
+        with pytest.raises(MCPConnectionError, match="broke during the tool 'sleep'"):
+            await slow
+        assert server.is_connected  # the failed call closed nothing of the new connection
+        result = await server.call_tool("add", {"a": 1, "b": 1})
+
+    assert result.content[0].text == "2"  # type: ignore[union-attr]
 
 
 async def test_an_agent_sees_a_dead_server_as_a_failed_tool_call() -> None:

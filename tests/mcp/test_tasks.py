@@ -96,6 +96,16 @@ async def test_a_tool_without_task_support_is_called_plainly(legacy: Any) -> Non
     assert server.record["submissions"] == 0
 
 
+async def test_a_task_tool_outside_allowed_tools_is_still_called_as_a_task(legacy: Any) -> None:
+    server = legacy("normal")
+    async with server.tool(allowed_tools=["echo"]) as tool:
+        assert [f.name for f in tool.functions] == ["echo"]
+        text = await report(tool)
+
+    assert text == "report on otters"
+    assert (server.record["submissions"], server.record["plain_calls"]) == (1, 0)
+
+
 async def test_a_server_that_ignores_the_task_request_answers_once(legacy: Any) -> None:
     server = legacy("ignore")
     async with server.tool() as tool:
@@ -179,6 +189,58 @@ async def test_a_task_tool_used_before_connecting_connects_and_runs_as_a_task(
     assert server.record["submissions"] == 1
 
 
+async def test_a_restarted_server_that_forgot_the_task_fails_the_call(legacy: Any) -> None:
+    server = legacy("die-once-on-poll-forgetful")
+    async with server.tool() as tool:
+        with pytest.raises(ToolExecutionError, match=r"tasks/get failed: .*not found") as raised:
+            await report(tool)
+
+    assert "cancelling it on the server failed" in str(raised.value)
+    assert server.record["submissions"] == 1
+
+
+async def test_a_server_that_cannot_be_reached_again_abandons_the_task(legacy: Any) -> None:
+    server = legacy("die-on-poll-no-restart")
+    async with server.tool() as tool:
+        with pytest.raises(ToolExecutionError, match="reconnecting failed") as raised:
+            await report(tool)
+
+    assert "cancelling it on the server failed" in str(raised.value)
+    assert server.record["submissions"] == 1
+
+
+async def test_max_task_wait_also_bounds_a_reconnect_that_hangs(legacy: Any) -> None:
+    server = legacy("die-on-poll-hang-restart")
+    options = MCPTaskOptions(max_task_wait=timedelta(seconds=1))
+    # Without the bound, the reconnect would end after connect_timeout (2 s) with
+    # "reconnecting failed"; the bound (1 s) ends it first.
+    async with server.tool(task_options=options, connect_timeout=2) as tool:
+        with pytest.raises(ToolExecutionError, match="did not finish within max_task_wait"):
+            await report(tool)
+
+    assert server.record["submissions"] == 1
+
+
+async def test_a_connection_lost_fetching_the_result_reconnects_once(legacy: Any) -> None:
+    server = legacy("die-once-on-result")
+    async with server.tool() as tool:
+        text = await report(tool)
+
+    assert text == "report on otters"
+    assert server.record["starts"] == 2
+    assert server.events.count("result task-1") == 2
+    assert not server.cancels
+
+
+async def test_a_second_loss_fetching_the_result_gives_up_and_cancels(legacy: Any) -> None:
+    server = legacy("die-on-result")
+    async with server.tool() as tool:
+        with pytest.raises(ToolExecutionError, match="broke again during tasks/result"):
+            await report(tool)
+
+    assert server.cancels == ["cancel task-1"]
+
+
 async def test_a_second_connection_loss_gives_up_and_cancels_the_task(legacy: Any) -> None:
     server = legacy("die-on-poll")
     async with server.tool() as tool:
@@ -219,8 +281,9 @@ async def test_a_cancel_the_server_refuses_is_reported_not_claimed(legacy: Any) 
     assert server.cancels == ["cancel task-1"]
 
 
-async def test_polls_that_time_out_are_tried_again(legacy: Any) -> None:
-    server = legacy("timeout-poll")
+@pytest.mark.parametrize("scenario", ["timeout-poll", "timeout-poll-408"])
+async def test_polls_that_time_out_are_tried_again(legacy: Any, scenario: str) -> None:
+    server = legacy(scenario)
     async with server.tool() as tool:
         text = await report(tool)
 

@@ -65,11 +65,27 @@ async def test_the_server_makes_a_call_a_task_and_the_client_follows_it() -> Non
     assert not any(line.startswith("cancel") for line in log)
 
 
-async def test_over_streamable_http(extension_http_url: str) -> None:
+async def test_a_task_completed_at_creation_is_fetched_with_one_poll() -> None:
+    async with extension_stdio() as tool:
+        result = await tool.call_tool("instant", {})
+        log = await server_log(tool)
+
+    assert text(result) == "done at once"
+    assert log == ["created task-1 for instant", "get task-1"]
+
+
+async def test_over_streamable_http_with_the_task_id_in_the_routing_header(
+    extension_http_url: str,
+) -> None:
     async with MCPStreamableHTTPTool("tasks", extension_http_url, request_timeout=10) as tool:
         result = await tool.call_tool("research", {"topic": "badgers"})
+        log = await server_log(tool)
 
     assert text(result) == "report on badgers"
+    created = next(line for line in log if line.endswith("for research"))
+    task_id = created.split()[1]
+    assert f"routed {task_id}" in log  # tasks/get named the task in Mcp-Name
+    assert not any(line.startswith("bad Mcp-Name") for line in log)
 
 
 async def test_a_task_question_is_answered_by_the_sampling_client_through_tasks_update() -> None:

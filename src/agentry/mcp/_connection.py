@@ -41,6 +41,7 @@ class Connection:
         self._on_connected = on_connected
         self._owner: asyncio.Task[None] | None = None
         self._closing: asyncio.Event | None = None
+        self._ready: asyncio.Future[Client] | None = None
         self.client: Client | None = None
         self.lost: BaseException | None = None
         """Why the connection ended on its own (the server went away), if it did."""
@@ -57,6 +58,7 @@ class Connection:
             Exception: Whatever the SDK raised while connecting (the caller translates it).
         """
         ready: asyncio.Future[Client] = asyncio.get_running_loop().create_future()
+        self._ready = ready
         self._closing = asyncio.Event()
         self.lost = None
         self._owner = asyncio.create_task(self._own(ready, self._closing), name=f"mcp:{self.name}")
@@ -64,6 +66,8 @@ class Connection:
             client = await asyncio.shield(ready)
         except BaseException:
             await self.close()
+            if ready.done() and not ready.cancelled():
+                ready.exception()  # seen: raised here, or dropped with a cancelled open()
             raise
         self.client = client
         return client
@@ -75,6 +79,8 @@ class Connection:
         if owner is None or closing is None:
             return
         closing.set()
+        if self._ready is not None and not self._ready.done():
+            owner.cancel()  # still connecting (a server that never answers): stop now
         try:
             await asyncio.wait_for(asyncio.shield(owner), timeout=10)
         except asyncio.TimeoutError:
@@ -95,7 +101,10 @@ class Connection:
                 await closing.wait()
         except BaseException as error:
             if not ready.done():
-                ready.set_exception(error)
+                if isinstance(error, asyncio.CancelledError):
+                    ready.cancel()
+                else:
+                    ready.set_exception(error)
             elif not closing.is_set():
                 self.lost = error
                 logger.warning(

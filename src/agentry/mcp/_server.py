@@ -114,7 +114,7 @@ class AgentMCPServer:
                     read_stream, write_stream, self.server.create_initialization_options()
                 )
         finally:
-            self._stop_tasks()
+            self.close()
 
     def streamable_http_app(self, *, path: str = "/mcp", **options: Any) -> Starlette:
         """An ASGI app serving MCP over streamable HTTP at `path` (options go to the SDK)."""
@@ -132,9 +132,11 @@ class AgentMCPServer:
         try:
             await uvicorn.Server(config).serve()
         finally:
-            self._stop_tasks()
+            self.close()
 
-    def _stop_tasks(self) -> None:
+    def close(self) -> None:
+        """Stop the agent runs still going as tasks. `run_stdio` and `run_http` do this
+        when they end; call it at shutdown when you mount `streamable_http_app()`."""
         if self.tasks is not None:
             self.tasks.close()
 

@@ -7,9 +7,10 @@ The policy, in short:
 - Once the task id is known, a lost connection is re-made once and the same request is
   sent again for the same id: asking about a task never starts it twice.
 - A task the client gives up on while it may still run (waited too long, the connection
-  broke twice, the server's answers make no sense, a question the client cannot answer)
-  is cancelled on the server before the call fails. A task that ended badly on the
-  server (failed, cancelled, completed with an error) is not: the server is done.
+  broke twice, the server's answers make no sense, the client declined a question the
+  task asked through the extension) is cancelled on the server before the call fails. A
+  task that ended on the server (failed, cancelled, completed with an error, or a
+  2025-11-25 task waiting for input this client cannot give) is not cancelled.
 - Cancelling the call here cancels the task too, unless the options say otherwise.
 """
 
@@ -102,17 +103,19 @@ class TaskFollower:
         try:
             return await asyncio.wait_for(self._until_done(created), self.options.max_wait_seconds)
         except (TimeoutError, asyncio.TimeoutError):
-            cancelled = await self._cancel(task_id)
+            cancelled = await self._cancel_shielded(task_id)
             raise ToolExecutionError(
                 f"{what} did not finish within max_task_wait ({self.options.max_task_wait}); "
                 f"{cancelled}. Raise max_task_wait to wait longer"
             ) from None
         except _Abandoned as abandoned:
-            cancelled = await self._cancel(task_id)
+            cancelled = await self._cancel_shielded(task_id)
             raise ToolExecutionError(f"{what}: {abandoned}; {cancelled}") from abandoned.__cause__
         except asyncio.CancelledError:
             if self.options.cancel_remote_task_on_local_cancellation:
-                await self._cancel_in_background(task_id)
+                # Cancelled again meanwhile: the cancel goes on in the background.
+                with contextlib.suppress(asyncio.CancelledError):
+                    await self._cancel_shielded(task_id)
             raise
 
     async def _until_done(self, state: TaskState) -> CallToolResult:
@@ -286,15 +289,13 @@ class TaskFollower:
         )
         logger.info("cancelled task %r on MCP server %r", task_id, self.host.name)
 
-    async def _cancel_in_background(self, task_id: str) -> None:
-        """Cancel the remote task although this call is being cancelled: the cancel runs
-        as its own task, waited for unless the caller cancels again."""
+    async def _cancel_shielded(self, task_id: str) -> str:
+        """`_cancel` as a task of its own: if this call is cancelled while waiting for it,
+        the remote task is still cancelled."""
         cancel = asyncio.create_task(self._cancel(task_id))
         _background.add(cancel)
         cancel.add_done_callback(_background.discard)
-        # Cancelled again: the cancel goes on in the background, and so does the caller's.
-        with contextlib.suppress(asyncio.CancelledError):
-            await asyncio.shield(cancel)
+        return await asyncio.shield(cancel)
 
     @property
     def _timeout(self) -> float | None:

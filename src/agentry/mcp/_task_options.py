@@ -20,9 +20,10 @@ class MCPTaskOptions:
         default_ttl: How long the server should keep the task (sent as the task's `ttl`
             on servers of the 2025-11-25 design). None leaves it to the server.
         cancel_remote_task_on_local_cancellation: When the call is cancelled here (the
-            run was stopped), also cancel the task on the server. Calls abandoned for any
-            other reason (waited too long, connection lost twice, nonsense answers)
-            always cancel the remote task.
+            run was stopped), also cancel the task on the server. A task the client gives
+            up on for any other reason while it may still run (waited too long,
+            connection lost twice, nonsense answers, a declined question) is always
+            cancelled; one that already ended on the server is not.
         max_task_wait: The longest the client waits for a task once it exists (polling,
             reconnecting and fetching the result). When exceeded, the task is cancelled
             and the call fails. None waits as long as the server keeps the task running.

@@ -115,6 +115,7 @@ class MCPTool(ABC):
         self.remote_tools: dict[str, Tool] = {}
         """The server's tool definitions by remote name (as last loaded)."""
         self._functions: list[FunctionTool] = []
+        self._task_tools: frozenset[str] = frozenset()
         self._connection = Connection(name, self._make_client, self._listen_for_changes)
         self._connect_lock = asyncio.Lock()
         self._tools_stale = True
@@ -162,7 +163,8 @@ class MCPTool(ABC):
 
     @property
     def session(self) -> ClientSession:
-        """The current client session.
+        """The current client session (requests sent on it directly are not followed as
+        tasks; `call_tool` does that).
 
         Raises:
             MCPConnectionError: Not connected.
@@ -208,16 +210,15 @@ class MCPTool(ABC):
             MCPConnectionError: The server cannot be reached.
         """
         async with self._connect_lock:
-            client = self._connection.client
-            if (
-                replacing is not None
-                and self._connection.is_open
-                and client is not None
-                and client.session is not replacing
-            ):
+            if replacing is not None and self._replaced(replacing):
                 return
             await self._close_connection()
             await self._open()
+
+    def _replaced(self, broken: ClientSession) -> bool:
+        """Whether another caller already replaced the connection of session `broken`."""
+        client = self._connection.client
+        return self._connection.is_open and client is not None and client.session is not broken
 
     async def close(self) -> None:
         """Disconnect (a later use connects again)."""
@@ -278,16 +279,22 @@ class MCPTool(ABC):
     async def _reload_tools(self) -> None:
         client = self._client()
         remote: dict[str, Tool] = {}
+        task_tools: set[str] = set()
         cursor: str | None = None
         while True:
-            page = await self._request(client.list_tools(cursor=cursor, cache_mode="refresh"))
+            page = await self._request(
+                client, client.list_tools(cursor=cursor, cache_mode="refresh")
+            )
             for definition in page.tools:
+                if _requires_task(definition):
+                    task_tools.add(definition.name)  # also for calls outside allowed_tools
                 if self.allowed_tools is None or definition.name in self.allowed_tools:
                     remote[definition.name] = definition
             cursor = page.next_cursor
             if cursor is None:
                 break
         self.remote_tools = remote
+        self._task_tools = frozenset(task_tools)
         functions = [self._function_for(definition) for definition in remote.values()]
         if self.resource_tool:
             functions.append(self._resource_function())
@@ -388,7 +395,7 @@ class MCPTool(ABC):
                 timeout=self.request_timeout,
             )
         except MCPConnectionError:
-            await self._drop_broken_connection()
+            await self._drop_broken_connection(client.session)
             raise
         if outcome is None:
             return await self._call_plainly(name, arguments, meta)
@@ -414,7 +421,7 @@ class MCPTool(ABC):
             name, dict(arguments), meta=cast("Any", dict(meta)) if meta else None
         )
         try:
-            return await self._request(call, what=f"tool {name!r}")
+            return await self._request(client, call, what=f"tool {name!r}")
         except TaskCreated as created:
             return await self._follow(ExtensionTaskWire(), created.state, name)
 
@@ -426,11 +433,7 @@ class MCPTool(ABC):
     def _needs_task(self, name: str, client: Client) -> bool:
         """Whether a call must be sent as a task: the tool says so, on a connection of the
         2025-11-25 design (2026 servers make calls tasks on their own)."""
-        definition = self.remote_tools.get(name)
-        execution = definition.execution if definition is not None else None
-        if execution is None or execution.task_support != "required":
-            return False
-        return not _speaks_task_extension(client)
+        return name in self._task_tools and not _speaks_task_extension(client)
 
     # endregion
 
@@ -439,7 +442,7 @@ class MCPTool(ABC):
     async def list_prompts(self) -> list[str]:
         """The names of the server's prompts."""
         client = await self._connected()
-        result = await self._request(client.list_prompts())
+        result = await self._request(client, client.list_prompts())
         return [prompt.name for prompt in result.prompts]
 
     async def get_prompt(
@@ -448,20 +451,20 @@ class MCPTool(ABC):
         """A server prompt, filled with `arguments`, as messages for an agent."""
         client = await self._connected()
         result = await self._request(
-            client.get_prompt(name, dict(arguments or {})), what=f"prompt {name!r}"
+            client, client.get_prompt(name, dict(arguments or {})), what=f"prompt {name!r}"
         )
         return prompt_messages(result)
 
     async def list_resources(self) -> list[str]:
         """The URIs of the server's resources."""
         client = await self._connected()
-        result = await self._request(client.list_resources())
+        result = await self._request(client, client.list_resources())
         return [str(resource.uri) for resource in result.resources]
 
     async def read_resource(self, uri: str) -> str:
         """A resource's contents as text."""
         client = await self._connected()
-        result = await self._request(client.read_resource(uri), what=f"resource {uri!r}")
+        result = await self._request(client, client.read_resource(uri), what=f"resource {uri!r}")
         return resource_text(result)
 
     def _resource_function(self) -> FunctionTool:
@@ -484,19 +487,21 @@ class MCPTool(ABC):
 
     # region plumbing
 
-    async def _request(self, call: Any, *, what: str = "request") -> Any:
-        """Await one request; a broken connection is closed so the next use reconnects."""
+    async def _request(self, client: Client, call: Any, *, what: str = "request") -> Any:
+        """Await one request made with `client`; if its connection broke, that connection
+        is closed (unless already replaced) so the next use reconnects."""
         from pydantic import ValidationError
 
         from mcp import MCPError
 
+        session = client.session
         try:
             return await call
         except MCPError as error:
             if is_timeout(error):
                 raise self._timed_out(what) from error
             if is_connection_loss(error):
-                await self._drop_broken_connection()
+                await self._drop_broken_connection(session)
                 raise MCPConnectionError(
                     f"the connection to MCP server {self.name!r} broke during the {what}: "
                     f"{error}; it reconnects on the next use"
@@ -512,7 +517,7 @@ class MCPTool(ABC):
         except (TimeoutError, asyncio.TimeoutError) as error:
             raise self._timed_out(what) from error
         except (OSError, EOFError) as error:
-            await self._drop_broken_connection()
+            await self._drop_broken_connection(session)
             raise MCPConnectionError(
                 f"the connection to MCP server {self.name!r} broke during the {what}: "
                 f"{describe(error)}; it reconnects on the next use"
@@ -525,9 +530,12 @@ class MCPTool(ABC):
             "request_timeout if it needs longer"
         )
 
-    async def _drop_broken_connection(self) -> None:
+    async def _drop_broken_connection(self, broken: ClientSession | None) -> None:
+        """Close the connection of session `broken`, unless it was replaced meanwhile (the
+        next use reconnects)."""
         async with self._connect_lock:
-            await self._close_connection()
+            if broken is None or not self._replaced(broken):
+                await self._close_connection()
 
     async def _on_message(self, message: Any) -> None:
         if isinstance(message, Exception):
@@ -555,6 +563,11 @@ class MCPTool(ABC):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r})"
+
+
+def _requires_task(definition: Tool) -> bool:
+    execution = definition.execution
+    return execution is not None and execution.task_support == "required"
 
 
 def _speaks_task_extension(client: Client) -> bool:

@@ -6,8 +6,8 @@ Run it with `python tasks_extension.py` (stdio) or `python tasks_extension.py ht
 Tools made tasks: `research` (works for `seconds`, then reports), `interview` (asks the
 client's model a question through `inputRequests`, then reports the answer), `doomed`
 (fails), `abandoned` (the server cancels it), `garbled` (its `tasks/get` answers are
-nonsense), `misshapen` (answers with a task that is not one) and `endless` (runs until
-cancelled). `tasks_log` tells what the server saw.
+nonsense), `misshapen` (answers with a task that is not one), `instant` (done when
+created) and `endless` (runs until cancelled). `tasks_log` tells what the server saw.
 """
 
 from __future__ import annotations
@@ -130,8 +130,12 @@ class Tasks(Extension):
         task = RemoteTask(task_id=f"task-{next(numbers)}", tool=params.name)
         tasks[task.task_id] = task
         log.append(f"created {task.task_id} for {params.name}")
-        task.worker = asyncio.get_running_loop().create_task(work(task, params.arguments or {}))
+        if params.name == "instant":  # done before the client even hears of it
+            task.result, task.status = text_result("done at once"), "completed"
+        else:
+            task.worker = asyncio.get_running_loop().create_task(work(task, params.arguments or {}))
         created = task.wire()
+        created.pop("result", None)  # a creation answer never carries the result
         created["resultType"] = "task"
         return created
 
@@ -145,6 +149,7 @@ class Tasks(Extension):
     async def get(self, ctx: ServerRequestContext[Any, Any], params: TaskIdParams) -> HandlerResult:
         task = known(params.task_id)
         log.append(f"get {task.task_id}")
+        check_routing_header(ctx, task.task_id)
         if task.tool == "garbled":
             return {"taskId": task.task_id, "status": "pondering"}
         return task.wire()
@@ -154,6 +159,7 @@ class Tasks(Extension):
     ) -> HandlerResult:
         task = known(params.task_id)
         log.append(f"update {task.task_id} {sorted(params.input_responses)}")
+        check_routing_header(ctx, task.task_id)
         task.answers.put_nowait(params.input_responses)
         return {}
 
@@ -162,6 +168,7 @@ class Tasks(Extension):
     ) -> HandlerResult:
         task = known(params.task_id)
         log.append(f"cancel {task.task_id}")
+        check_routing_header(ctx, task.task_id)
         if task.worker is not None:
             task.worker.cancel()
         if task.status not in ("completed", "failed", "cancelled"):
@@ -177,6 +184,18 @@ class UpdateParams(TaskIdParams):
     input_responses: dict[str, Any]
 
 
+def check_routing_header(ctx: ServerRequestContext[Any, Any], task_id: str) -> None:
+    """Over HTTP, tasks/* requests must name their task in the `Mcp-Name` header."""
+    headers = getattr(ctx.request, "headers", None)
+    if headers is None:
+        return  # stdio: no headers
+    if headers.get("mcp-name") != task_id:
+        log.append(f"bad Mcp-Name header {headers.get('mcp-name')!r} for {task_id}")
+        raise MCPError(code=INVALID_PARAMS, message="Mcp-Name must carry the taskId")
+    if f"routed {task_id}" not in log:
+        log.append(f"routed {task_id}")
+
+
 def known(task_id: str) -> RemoteTask:
     if task_id not in tasks:
         raise MCPError(code=INVALID_PARAMS, message=f"Failed to retrieve task: {task_id} not found")
@@ -184,7 +203,16 @@ def known(task_id: str) -> RemoteTask:
 
 
 server = MCPServer("tasks-extension", extensions=[Tasks()])
-TASK_TOOLS = {"research", "interview", "doomed", "abandoned", "garbled", "endless", "misshapen"}
+TASK_TOOLS = {
+    "research",
+    "interview",
+    "doomed",
+    "abandoned",
+    "garbled",
+    "endless",
+    "misshapen",
+    "instant",
+}
 
 
 @server.tool()
@@ -226,6 +254,12 @@ def endless() -> str:
 @server.tool()
 def misshapen() -> str:
     """Answers with a task that is not one."""
+    return "not run as a task"
+
+
+@server.tool()
+def instant() -> str:
+    """A task that is done when it is created."""
     return "not run as a task"
 
 

@@ -15,9 +15,15 @@ Scenarios:
     die-on-submit: exits on receiving the task-augmented call, before answering.
     die-once-on-poll: exits on the first `tasks/get` ever (a restarted server answers).
     die-on-poll: exits on every `tasks/get`.
+    die-on-poll-no-restart / die-on-poll-hang-restart: die-on-poll, and a restarted
+        server exits at once / never answers.
+    die-once-on-poll-forgetful: die-once-on-poll, and the restarted server has forgotten
+        the task.
+    die-once-on-result / die-on-result: exits on the first / every `tasks/result`.
     garbled-poll / refuse-poll: answers `tasks/get` with nonsense / an internal error.
     garbled-poll-refuse-cancel: garbled-poll, and refuses `tasks/cancel` too.
-    timeout-poll: answers the first two `tasks/get` with REQUEST_TIMEOUT.
+    timeout-poll / timeout-poll-408: answers the first two `tasks/get` with REQUEST_TIMEOUT
+        (-32001 / 408).
     slow-poll: answers the first `tasks/get` after two seconds.
     fail / server-cancel / input: the task ends failed / cancelled / needing input.
     tool-error: the task's result is a tool error.
@@ -143,14 +149,17 @@ def poll(state: dict[str, Any], task: dict[str, Any]) -> dict[str, Any] | None:
     polls = sum(1 for event in state["events"] if event.startswith("get"))
     state["events"].append(f"get {task['id']}")
     save(state)
-    if SCENARIO == "die-on-poll" or (SCENARIO == "die-once-on-poll" and polls == 0):
+    if SCENARIO.startswith("die-on-poll") or (
+        SCENARIO.startswith("die-once-on-poll") and polls == 0
+    ):
         os._exit(0)
     if SCENARIO.startswith("garbled-poll"):
         return {"result": {"taskId": task["id"], "status": "thinking"}}
     if SCENARIO == "refuse-poll":
         return {"error": {"code": -32603, "message": "the task store is down"}}
-    if SCENARIO == "timeout-poll" and polls < 2:
-        return {"error": {"code": -32001, "message": "timed out reading the task store"}}
+    if SCENARIO.startswith("timeout-poll") and polls < 2:
+        code = 408 if SCENARIO.endswith("408") else -32001
+        return {"error": {"code": code, "message": "timed out reading the task store"}}
     if SCENARIO == "slow-poll" and polls == 0:
         time.sleep(2)
     advance(task)
@@ -190,7 +199,11 @@ def answer(state: dict[str, Any], method: str, params: dict[str, Any]) -> dict[s
     if method == "tasks/get":
         return poll(state, task)
     if method == "tasks/result":
+        results = sum(1 for event in state["events"] if event.startswith("result"))
         state["events"].append(f"result {task['id']}")
+        save(state)
+        if SCENARIO == "die-on-result" or (SCENARIO == "die-once-on-result" and results == 0):
+            os._exit(0)
         return task_result(task)
     if method == "tasks/cancel":
         state["events"].append(f"cancel {task['id']}")
@@ -204,7 +217,13 @@ def answer(state: dict[str, Any], method: str, params: dict[str, Any]) -> dict[s
 def main() -> None:
     state = load()
     state["starts"] += 1
+    if state["starts"] > 1 and SCENARIO == "die-once-on-poll-forgetful":
+        state["tasks"] = {}
     save(state)
+    if state["starts"] > 1 and SCENARIO == "die-on-poll-no-restart":
+        sys.exit(1)
+    if state["starts"] > 1 and SCENARIO == "die-on-poll-hang-restart":
+        time.sleep(3600)
     for line in sys.stdin:
         message = json.loads(line)
         if "id" not in message or "method" not in message:
