@@ -200,6 +200,21 @@ async def test_clients_without_the_tasks_extension_get_the_answer_directly() -> 
     assert len(served.tasks) == 0
 
 
+async def test_clients_of_the_2025_protocol_get_the_answer_directly() -> None:
+    from mcp.client.extension import advertise
+
+    served = build().as_mcp_server(tasks=True)
+    # Even one that declares the extension: a 2025 wire has no place for a task answer.
+    declaring = advertise("io.modelcontextprotocol/tasks")
+    async with Client(served.server, mode="legacy", extensions=[declaring]) as client:
+        assert client.protocol_version == "2025-11-25"
+        result = await client.call_tool("demo", {"task": "add 1 and 2"})
+
+    assert text_of(result) == "Tool result: 3"
+    assert served.tasks is not None
+    assert len(served.tasks) == 0
+
+
 async def test_agentry_serve_mcp_tasks_serves_the_agent_as_tasks() -> None:
     remote = MCPStdioTool(
         "demo",

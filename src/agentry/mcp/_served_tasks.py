@@ -110,7 +110,12 @@ class ServedTasks:
 
     @staticmethod
     def offered_by(context: ServerRequestContext[Any]) -> bool:
-        """Whether the client of this request takes tasks (it declared the extension)."""
+        """Whether the client of this request takes tasks: it declared the extension, on
+        a 2026 connection (a 2025 wire has no place for an extension's result)."""
+        from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+        if context.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+            return False
         capabilities = context.session.client_capabilities
         extensions = capabilities.extensions if capabilities is not None else None
         return bool(extensions) and TASKS_EXTENSION in (extensions or {})
