@@ -12,7 +12,7 @@ from collections.abc import Coroutine
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
-from mcp_types import RequestParams
+from mcp_types import CancelTaskRequestParams, GetTaskRequestParams, RequestParams
 
 from agentry.mcp._task_wire import TASKS_EXTENSION
 
@@ -24,21 +24,17 @@ if TYPE_CHECKING:
 __all__ = ["ServedTasks"]
 
 
-class _TaskIdParams(RequestParams):
+class _UpdateParams(RequestParams):
     task_id: str
-
-
-class _UpdateParams(_TaskIdParams):
     input_responses: dict[str, Any] | None = None
 
 
 class _ServedTask:
-    def __init__(self, worker: asyncio.Task[CallToolResult], ttl_seconds: float) -> None:
+    def __init__(self, worker: asyncio.Task[CallToolResult]) -> None:
         self.task_id = uuid.uuid4().hex
         self.worker = worker
         self.created_at = _now()
         self.finished_at: float | None = None
-        self.ttl_seconds = ttl_seconds
         worker.add_done_callback(self._finished)
 
     def _finished(self, worker: asyncio.Task[CallToolResult]) -> None:
@@ -46,13 +42,13 @@ class _ServedTask:
         if not worker.cancelled():
             worker.exception()  # retrieved here: a failure is reported through tasks/get
 
-    def state(self, poll_interval_ms: int) -> dict[str, Any]:
+    def state(self, *, ttl_seconds: float, poll_interval_ms: int) -> dict[str, Any]:
         state: dict[str, Any] = {
             "taskId": self.task_id,
             "status": "working",
             "createdAt": self.created_at,
             "lastUpdatedAt": _now(),
-            "ttlMs": round(self.ttl_seconds * 1000),
+            "ttlMs": round(ttl_seconds * 1000),
             "pollIntervalMs": poll_interval_ms,
         }
         worker = self.worker
@@ -104,8 +100,8 @@ class ServedTasks:
     def install(self, server: Server[Any]) -> None:
         """Advertise the extension and answer its methods on `server`."""
         server.extensions[TASKS_EXTENSION] = {}
-        server.add_request_handler("tasks/get", _TaskIdParams, self._get)
-        server.add_request_handler("tasks/cancel", _TaskIdParams, self._cancel)
+        server.add_request_handler("tasks/get", GetTaskRequestParams, self._get)
+        server.add_request_handler("tasks/cancel", CancelTaskRequestParams, self._cancel)
         server.add_request_handler("tasks/update", _UpdateParams, self._update)
 
     @staticmethod
@@ -130,9 +126,9 @@ class ServedTasks:
         if len(self._tasks) >= self.max_tasks:
             work.close()
             raise _error(-32603, f"the server is running {self.max_tasks} tasks; try later")
-        task = _ServedTask(asyncio.get_running_loop().create_task(work), self.ttl_seconds)
+        task = _ServedTask(asyncio.get_running_loop().create_task(work))
         self._tasks[task.task_id] = task
-        return {**task.state(self.poll_interval_ms), "resultType": "task"}
+        return {**self._state(task), "resultType": "task"}
 
     def close(self) -> None:
         """Stop every running task (the server is shutting down)."""
@@ -140,13 +136,16 @@ class ServedTasks:
             task.worker.cancel()
         self._tasks.clear()
 
+    def _state(self, task: _ServedTask) -> dict[str, Any]:
+        return task.state(ttl_seconds=self.ttl_seconds, poll_interval_ms=self.poll_interval_ms)
+
     async def _get(
-        self, context: ServerRequestContext[Any], params: _TaskIdParams
+        self, context: ServerRequestContext[Any], params: GetTaskRequestParams
     ) -> dict[str, Any]:
-        return self._known(context, params.task_id).state(self.poll_interval_ms)
+        return self._state(self._known(context, params.task_id))
 
     async def _cancel(
-        self, context: ServerRequestContext[Any], params: _TaskIdParams
+        self, context: ServerRequestContext[Any], params: CancelTaskRequestParams
     ) -> dict[str, Any]:
         self._known(context, params.task_id).worker.cancel()
         return {}
@@ -172,7 +171,7 @@ class ServedTasks:
         expired = [
             task_id
             for task_id, task in self._tasks.items()
-            if task.finished_at is not None and now - task.finished_at > task.ttl_seconds
+            if task.finished_at is not None and now - task.finished_at > self.ttl_seconds
         ]
         for task_id in expired:
             del self._tasks[task_id]

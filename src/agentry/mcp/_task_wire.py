@@ -13,7 +13,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from mcp.client.extension import ClaimContext, ClientExtension, ResultClaim
 from mcp_types import (
@@ -145,6 +145,30 @@ class _Acknowledgement(BaseModel):
     """Any answer: acknowledgements are read for success only."""
 
 
+_AnswerT = TypeVar("_AnswerT", GetTaskResult, "_ExtensionTask")
+
+
+async def _task_state(
+    session: ClientSession,
+    request: GetTaskRequest,
+    answer_type: type[_AnswerT],
+    timeout: float | None,
+) -> _AnswerT:
+    """Send a `tasks/get` and check that the answer is the state of the task asked about.
+
+    Raises:
+        MalformedTaskResponse: The answer is not a task, or is another task's.
+    """
+    try:
+        answer = await session.send_request(request, answer_type, timeout)
+    except ValidationError as error:
+        raise MalformedTaskResponse(f"not a task ({first_problem(error)})") from None
+    task_id = request.params.task_id
+    if answer.task_id != task_id:
+        raise MalformedTaskResponse(f"the state of task {answer.task_id!r}, not {task_id!r}")
+    return answer
+
+
 # region the 2025-11-25 design
 
 
@@ -195,13 +219,7 @@ class LegacyTaskWire(TaskWire):
 
     async def get(self, session: ClientSession, task_id: str, timeout: float | None) -> TaskState:
         request = GetTaskRequest(params=GetTaskRequestParams(task_id=task_id))
-        try:
-            answer = await session.send_request(request, GetTaskResult, timeout)
-        except ValidationError as error:
-            raise MalformedTaskResponse(f"not a task ({first_problem(error)})") from None
-        if answer.task_id != task_id:
-            raise MalformedTaskResponse(f"the state of task {answer.task_id!r}, not {task_id!r}")
-        return _legacy_state(answer)
+        return _legacy_state(await _task_state(session, request, GetTaskResult, timeout))
 
     async def result(
         self, session: ClientSession, state: TaskState, timeout: float | None
@@ -275,11 +293,8 @@ class _ExtensionTask(_WireModel):
     input_requests: dict[str, Any] | None = None
 
 
-class _TaskIdParams(RequestParams):
+class _TaskUpdateParams(RequestParams):
     task_id: str
-
-
-class _TaskUpdateParams(_TaskIdParams):
     input_responses: dict[str, Any]
 
 
@@ -322,12 +337,7 @@ class ExtensionTaskWire(TaskWire):
 
     async def get(self, session: ClientSession, task_id: str, timeout: float | None) -> TaskState:
         request = _ExtensionGetTask(params=GetTaskRequestParams(task_id=task_id))
-        try:
-            answer = await session.send_request(request, _ExtensionTask, timeout)
-        except ValidationError as error:
-            raise MalformedTaskResponse(f"not a task ({first_problem(error)})") from None
-        if answer.task_id != task_id:
-            raise MalformedTaskResponse(f"the state of task {answer.task_id!r}, not {task_id!r}")
+        answer = await _task_state(session, request, _ExtensionTask, timeout)
         return TaskState(
             task_id=answer.task_id,
             status=answer.status,

@@ -383,7 +383,7 @@ class MCPTool(ABC):
 
         client = await self._connected()
         if _speaks_task_extension(client):
-            return await self._call_plainly(name, arguments, meta)
+            return await self._call_plainly(client, name, arguments, meta)
         try:
             outcome = await submit_task(
                 client.session,
@@ -398,7 +398,7 @@ class MCPTool(ABC):
             await self._drop_broken_connection(client.session)
             raise
         if outcome is None:
-            return await self._call_plainly(name, arguments, meta)
+            return await self._call_plainly(client, name, arguments, meta)
         if isinstance(outcome, TaskState):
             return await self._follow(LegacyTaskWire(), outcome, name)
         return outcome  # the server ignored the task request and answered at once
@@ -409,14 +409,17 @@ class MCPTool(ABC):
         client = await self._connected()  # first: connecting loads the tools' definitions
         if self._needs_task(name, client):
             return await self.call_tool_as_task(name, arguments, meta=meta)
-        return await self._call_plainly(name, arguments, meta)
+        return await self._call_plainly(client, name, arguments, meta)
 
     async def _call_plainly(
-        self, name: str, arguments: Mapping[str, Any], meta: Mapping[str, Any] | None
+        self,
+        client: Client,
+        name: str,
+        arguments: Mapping[str, Any],
+        meta: Mapping[str, Any] | None,
     ) -> CallToolResult:
         from agentry.mcp._task_wire import ExtensionTaskWire, TaskCreated
 
-        client = await self._connected()
         call = client.call_tool(
             name, dict(arguments), meta=cast("Any", dict(meta)) if meta else None
         )
