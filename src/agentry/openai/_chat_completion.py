@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 __all__ = ["OpenAIChatCompletionClient"]
 
-_MODEL_ENV = ("OPENAI_CHAT_MODEL", "OPENAI_MODEL")
+_MODEL_ENV = ("OPENAI_CHAT_COMPLETION_MODEL", "OPENAI_CHAT_MODEL", "OPENAI_MODEL")
 # Fields a reply may carry reasoning in: servers differ (llama.cpp, vLLM, DeepSeek...).
 _REASONING_FIELDS = ("reasoning_content", "reasoning")
 _OPENAI_HOST = "api.openai.com"
@@ -45,7 +45,8 @@ class OpenAIChatCompletionClient(BaseChatClient):
     """A chat client for the Chat Completions API (`/v1/chat/completions`).
 
     Args:
-        model: The model name (default: `OPENAI_CHAT_MODEL` or `OPENAI_MODEL`).
+        model: The model name (default: the first of `OPENAI_CHAT_COMPLETION_MODEL`,
+            `OPENAI_CHAT_MODEL` and `OPENAI_MODEL` that is set).
         api_key: The API key (default: `OPENAI_API_KEY`).
         base_url: Another OpenAI-compatible server (default: `OPENAI_BASE_URL`).
         client: An `openai.AsyncOpenAI` to use instead of building one.

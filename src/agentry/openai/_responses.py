@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
 __all__ = ["OpenAIChatClient"]
 
-_MODEL_ENV = ("OPENAI_RESPONSES_MODEL", "OPENAI_MODEL")
+_MODEL_ENV = ("OPENAI_CHAT_MODEL", "OPENAI_RESPONSES_MODEL", "OPENAI_MODEL")
 _INCOMPLETE_REASONS = {"max_output_tokens": "length", "content_filter": "content_filter"}
 
 
@@ -40,7 +40,8 @@ class OpenAIChatClient(BaseChatClient):
     new messages with `previous_response_id`.
 
     Args:
-        model: The model name (default: `OPENAI_RESPONSES_MODEL` or `OPENAI_MODEL`).
+        model: The model name (default: the first of `OPENAI_CHAT_MODEL`,
+            `OPENAI_RESPONSES_MODEL` and `OPENAI_MODEL` that is set).
         api_key: The API key (default: `OPENAI_API_KEY`).
         base_url: Another OpenAI-compatible server (default: `OPENAI_BASE_URL`).
         client: An `openai.AsyncOpenAI` to use instead of building one.

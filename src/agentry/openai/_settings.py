@@ -42,8 +42,10 @@ class OpenAISettings:
             (os.environ[v] for v in model_env if os.environ.get(v)), None
         )
         if not resolved_model:
-            names = " or ".join(model_env)
-            raise ChatClientError(f"no model given: pass model= or set {names}")
+            names = ", ".join(model_env)
+            raise ChatClientError(
+                f"no model given: pass model= or set one of {names} (tried in this order)"
+            )
         return cls(
             model=resolved_model,
             api_key=api_key or os.environ.get("OPENAI_API_KEY"),
