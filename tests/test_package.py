@@ -41,3 +41,17 @@ def test_importing_agentry_loads_no_optional_integration() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert loaded.stdout.strip() == "[]"
+
+
+def test_orchestrators_are_exported_from_the_package_root_on_first_use() -> None:
+    code = (
+        "import sys, agentry\n"
+        "assert 'agentry.orchestrations' not in sys.modules\n"
+        "from agentry import (ConcurrentOrchestrator, GroupChatOrchestrator,\n"
+        "    HandoffOrchestrator, MagenticOrchestrator, SequentialOrchestrator)\n"
+        "import agentry.orchestrations as o\n"
+        "print(SequentialOrchestrator is o.SequentialOrchestrator,\n"
+        "      HandoffOrchestrator is o.HandoffOrchestrator)"
+    )
+    shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert shown.stdout.split() == ["True", "True"]

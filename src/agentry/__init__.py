@@ -118,6 +118,12 @@ _EXPORTS: dict[str, str] = {
     "executor": "agentry.workflows",
     "handler": "agentry.workflows",
     "response_handler": "agentry.workflows",
+    # orchestrations
+    "ConcurrentOrchestrator": "agentry.orchestrations",
+    "GroupChatOrchestrator": "agentry.orchestrations",
+    "HandoffOrchestrator": "agentry.orchestrations",
+    "MagenticOrchestrator": "agentry.orchestrations",
+    "SequentialOrchestrator": "agentry.orchestrations",
 }
 
 __all__ = [
@@ -142,6 +148,7 @@ __all__ = [
     "ChatResponseUpdate",
     "CheckpointStorage",
     "ClassSkill",
+    "ConcurrentOrchestrator",
     "Content",
     "ContextProvider",
     "Default",
@@ -158,6 +165,8 @@ __all__ = [
     "FunctionInvocationContext",
     "FunctionMiddleware",
     "FunctionTool",
+    "GroupChatOrchestrator",
+    "HandoffOrchestrator",
     "HistoryProvider",
     "InMemoryAgentFileStore",
     "InMemoryCheckpointStorage",
@@ -168,12 +177,14 @@ __all__ = [
     "MCPTaskOptions",
     "MCPTool",
     "MCPWebsocketTool",
+    "MagenticOrchestrator",
     "Message",
     "MiddlewareTermination",
     "ResponseStream",
     "SQLHistoryProvider",
     "SQLiteCheckpointStorage",
     "SQLiteHistoryProvider",
+    "SequentialOrchestrator",
     "SessionContext",
     "Skill",
     "SkillFrontmatter",
@@ -255,6 +266,13 @@ if TYPE_CHECKING:
         agent_middleware,
         chat_middleware,
         function_middleware,
+    )
+    from agentry.orchestrations import (
+        ConcurrentOrchestrator,
+        GroupChatOrchestrator,
+        HandoffOrchestrator,
+        MagenticOrchestrator,
+        SequentialOrchestrator,
     )
     from agentry.sessions import (
         AgentSession,
