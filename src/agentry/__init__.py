@@ -68,6 +68,8 @@ _EXPORTS: dict[str, str] = {
     "FileSearchResult": "agentry.files",
     "FileSystemAgentFileStore": "agentry.files",
     "InMemoryAgentFileStore": "agentry.files",
+    # memory
+    "MemoryContextProvider": "agentry.memory",
     # mcp
     "MCPStdioTool": "agentry.mcp",
     "MCPStreamableHTTPTool": "agentry.mcp",
@@ -178,6 +180,7 @@ __all__ = [
     "MCPTool",
     "MCPWebsocketTool",
     "MagenticOrchestrator",
+    "MemoryContextProvider",
     "Message",
     "MiddlewareTermination",
     "ResponseStream",
@@ -255,6 +258,7 @@ if TYPE_CHECKING:
         MCPTool,
         MCPWebsocketTool,
     )
+    from agentry.memory import MemoryContextProvider
     from agentry.middleware import (
         AgentContext,
         AgentMiddleware,

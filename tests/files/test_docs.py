@@ -16,7 +16,7 @@ def test_the_code_blocks_run(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     blocks = re.findall(r"```python\n(.*?)```", DOC.read_text(encoding="utf-8"), flags=re.DOTALL)
-    assert len(blocks) == 2
+    assert len(blocks) == 3
     monkeypatch.chdir(tmp_path)
     namespace: dict[str, Any] = {"__name__": "docs_files"}
     for block in blocks:
@@ -29,5 +29,6 @@ def test_the_code_blocks_run(
         "2. Sell",
         "['file_access_save_file', 'file_access_read_file', 'file_access_delete_file', "
         "'file_access_list_files', 'file_access_search_files']",
+        "['Likes tea.']",
     ]
     assert (tmp_path / "agent-files").is_dir()
