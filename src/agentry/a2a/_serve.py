@@ -77,6 +77,11 @@ def run_from_arguments(arguments: argparse.Namespace) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     database = None if str(arguments.database).lower() == "none" else arguments.database
+    if database is None:
+        where = "in memory (they are lost when the server stops)"
+    else:
+        where = f"in the SQLite file {Path(database).resolve()} (--database none: in memory)"
+    print(f"agentry: tasks and sessions are kept {where}", file=sys.stderr, flush=True)
     serve(
         agent,
         host=arguments.host,

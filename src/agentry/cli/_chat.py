@@ -11,6 +11,7 @@ from typing import Any
 
 from agentry.cli._clients import CLIENT_CHOICES, make_client
 from agentry.cli._errors import CliError
+from agentry.cli._local_model import prepare_local_model
 from agentry.cli._output import Printer, json_line
 from agentry.cli._targets import load_target
 
@@ -53,6 +54,7 @@ def add_parser(commands: Any, parents: list[argparse.ArgumentParser]) -> None:
 
 async def _chat(arguments: argparse.Namespace) -> int:
     agent = _agent(arguments)
+    await prepare_local_model(agent, client_chosen_here=not arguments.agent)
     printer = Printer(sys.stdout, sys.stderr, json_mode=arguments.json)
     interactive = sys.stdin.isatty()
     if interactive:

@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 from agentry.cli._errors import CliError
+from agentry.cli._local_model import prepare_local_model
 from agentry.cli._output import Printer, json_line
 from agentry.cli._targets import load_target
 
@@ -44,6 +45,7 @@ async def _run(arguments: argparse.Namespace) -> int:
             f"{arguments.target} is of type {type(target).__name__}, not an agent or a workflow "
             "(an object with a run method)"
         )
+    await prepare_local_model(target, client_chosen_here=False)
     stream = target.run(prompt, stream=True)
     with printer.working():
         async for update in stream:

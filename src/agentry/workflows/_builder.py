@@ -33,6 +33,9 @@ __all__ = ["WorkflowBuilder"]
 ExecutorLike = Any
 """An `Executor`, or an agent (wrapped in an `AgentExecutor`)."""
 
+ExecutorRef = Any
+"""An `ExecutorLike`, or the id of an executor given to the builder elsewhere."""
+
 OutputSelection = Sequence[ExecutorLike | str] | Literal["all"] | None
 IntermediateSelection = Sequence[ExecutorLike | str] | Literal["all", "all_other"] | None
 
@@ -41,7 +44,9 @@ class WorkflowBuilder:
     """Assembles executors and edges into a `Workflow`; `build()` validates the graph.
 
     Agents can be used wherever an executor is expected: they are wrapped in an
-    `AgentExecutor` (once per agent object).
+    `AgentExecutor` (once per agent object). Edges, the start executor and the output
+    selections may also name an executor by its id, once the executor itself is given to
+    the builder in some call (`build()` reports an id that names none).
 
     Args:
         max_iterations: The most supersteps one `run` call may take.
@@ -73,13 +78,12 @@ class WorkflowBuilder:
         name: str | None = None,
         description: str | None = None,
         *,
-        start_executor: ExecutorLike | None = None,
+        start_executor: ExecutorRef | None = None,
         checkpoint_storage: CheckpointStorage | None = None,
         output_from: OutputSelection = None,
         intermediate_output_from: IntermediateSelection = None,
     ) -> None:
-        if not isinstance(max_iterations, int) or max_iterations < 1:  # pyright: ignore[reportUnnecessaryIsInstance]
-            raise ValueError(f"max_iterations must be a positive integer, not {max_iterations!r}")
+        _check_max_iterations(max_iterations)
         self._max_iterations = max_iterations
         self._name = name
         self._description = description
@@ -111,7 +115,7 @@ class WorkflowBuilder:
         wrapped = self._wrapped_agents.get(id(candidate))
         if wrapped is not None:
             return wrapped
-        if callable(getattr(candidate, "run", None)) and hasattr(candidate, "create_session"):
+        if _is_agent(candidate):
             from agentry.workflows._agent_executor import AgentExecutor
 
             wrapped = AgentExecutor(candidate)
@@ -122,9 +126,17 @@ class WorkflowBuilder:
             "executor with @executor"
         )
 
-    def set_start_executor(self, executor: ExecutorLike) -> Self:
-        """Set the executor that receives the run's input."""
-        self._start_id = self._add(executor).id
+    def _id_of(self, reference: ExecutorRef) -> str:
+        """The id of an executor given as an object (added to the graph) or by its id."""
+        if isinstance(reference, str):
+            if not reference:
+                raise ValueError("an executor id must not be empty")
+            return reference
+        return self._add(reference).id
+
+    def set_start_executor(self, executor: ExecutorRef) -> Self:
+        """Set the executor that receives the run's input (an executor, agent or id)."""
+        self._start_id = self._id_of(executor)
         return self
 
     # endregion
@@ -132,10 +144,13 @@ class WorkflowBuilder:
     # region edges
 
     def add_edge(
-        self, source: ExecutorLike, target: ExecutorLike, condition: EdgeCondition | None = None
+        self, source: ExecutorRef, target: ExecutorRef, condition: EdgeCondition | None = None
     ) -> Self:
-        """Connect `source` to `target`; with `condition`, only for messages it accepts."""
-        source_id, target_id = self._add(source).id, self._add(target).id
+        """Connect `source` to `target`; with `condition`, only for messages it accepts.
+
+        Either end may be an executor, an agent, or the id of one given to the builder.
+        """
+        source_id, target_id = self._id_of(source), self._id_of(target)
         self._groups.append(
             SingleEdgeGroup(
                 f"edge:{source_id}->{target_id}", (Edge(source_id, target_id, condition),)
@@ -145,43 +160,43 @@ class WorkflowBuilder:
 
     def add_fan_out_edges(
         self,
-        source: ExecutorLike,
-        targets: Sequence[ExecutorLike],
+        source: ExecutorRef,
+        targets: Sequence[ExecutorRef],
         selection_func: SelectionFunc | None = None,
     ) -> Self:
         """Send each message of `source` to every target (or those `selection_func` picks)."""
-        source_id = self._add(source).id
-        target_ids = self._distinct([self._add(t).id for t in targets], "fan-out targets")
+        source_id = self._id_of(source)
+        target_ids = self._distinct([self._id_of(t) for t in targets], "fan-out targets")
         edges = tuple(Edge(source_id, t) for t in target_ids)
         group_id = f"fan_out:{source_id}->{','.join(target_ids)}"
         self._groups.append(FanOutEdgeGroup(group_id, edges, selection_func))
         return self
 
     def add_multi_selection_edge_group(
-        self, source: ExecutorLike, targets: Sequence[ExecutorLike], selection_func: SelectionFunc
+        self, source: ExecutorRef, targets: Sequence[ExecutorRef], selection_func: SelectionFunc
     ) -> Self:
         """Send each message of `source` to the targets `selection_func(message, ids)` picks."""
         return self.add_fan_out_edges(source, targets, selection_func)
 
-    def add_fan_in_edges(self, sources: Sequence[ExecutorLike], target: ExecutorLike) -> Self:
+    def add_fan_in_edges(self, sources: Sequence[ExecutorRef], target: ExecutorRef) -> Self:
         """Join `sources` into `target`: it gets one list of all they sent, once each has sent."""
-        source_ids = self._distinct([self._add(s).id for s in sources], "fan-in sources")
-        target_id = self._add(target).id
+        source_ids = self._distinct([self._id_of(s) for s in sources], "fan-in sources")
+        target_id = self._id_of(target)
         edges = tuple(Edge(s, target_id) for s in source_ids)
         self._groups.append(FanInEdgeGroup(f"fan_in:{','.join(source_ids)}->{target_id}", edges))
         return self
 
     def add_switch_case_edge_group(
-        self, source: ExecutorLike, cases: Sequence[Case | Default]
+        self, source: ExecutorRef, cases: Sequence[Case | Default]
     ) -> Self:
         """Route each message of `source` to the first `Case` that holds, else the `Default`."""
-        source_id = self._add(source).id
+        source_id = self._id_of(source)
         branches: list[SwitchCaseEdgeGroupCase | SwitchCaseEdgeGroupDefault] = []
         for case in cases:
             if isinstance(case, Case):
-                branches.append(SwitchCaseEdgeGroupCase(case.condition, self._add(case.target).id))
+                branches.append(SwitchCaseEdgeGroupCase(case.condition, self._id_of(case.target)))
             elif isinstance(case, Default):  # pyright: ignore[reportUnnecessaryIsInstance]
-                branches.append(SwitchCaseEdgeGroupDefault(self._add(case.target).id))
+                branches.append(SwitchCaseEdgeGroupDefault(self._id_of(case.target)))
             else:
                 raise TypeError(f"switch-case branches must be Case or Default, not {case!r}")
         target_ids = list(dict.fromkeys(b.target_id for b in branches))
@@ -190,9 +205,9 @@ class WorkflowBuilder:
         self._groups.append(SwitchCaseEdgeGroup(group_id, edges, tuple(branches)))
         return self
 
-    def add_chain(self, executors: Sequence[ExecutorLike]) -> Self:
+    def add_chain(self, executors: Sequence[ExecutorRef]) -> Self:
         """Connect executors one after another with plain edges."""
-        resolved = [self._add(e) for e in executors]
+        resolved = [self._id_of(e) for e in executors]
         for source, target in itertools.pairwise(resolved):
             self.add_edge(source, target)
         return self
@@ -306,3 +321,22 @@ class WorkflowBuilder:
                 )
             ids.append(executor_id)
         return ids
+
+
+def _is_agent(candidate: object) -> bool:
+    return callable(getattr(candidate, "run", None)) and hasattr(candidate, "create_session")
+
+
+def _check_max_iterations(max_iterations: object) -> None:
+    if isinstance(max_iterations, int) and not isinstance(max_iterations, bool):
+        if max_iterations >= 1:
+            return
+    elif isinstance(max_iterations, Executor) or _is_agent(max_iterations):
+        name = getattr(max_iterations, "id", None) or getattr(max_iterations, "name", None)
+        example = name if isinstance(name, str) and name.isidentifier() else "start"
+        raise TypeError(
+            "WorkflowBuilder's first positional argument is max_iterations, but it got "
+            f"{max_iterations!r}; pass the start executor by keyword: "
+            f"WorkflowBuilder(start_executor={example})"
+        )
+    raise ValueError(f"max_iterations must be a positive integer, not {max_iterations!r}")

@@ -36,7 +36,9 @@ def validate_workflow_graph(
     """
     if start_executor_id not in executors:
         raise WorkflowValidationError(
-            f"the start executor {start_executor_id!r} is not part of the workflow",
+            f"the start executor {start_executor_id!r} is not part of the workflow; an id "
+            "names an executor only once the executor itself is given to the builder "
+            "(in an edge, or as start_executor)",
             validation_type="missing_start",
         )
     _check_edges_known(executors, edge_groups)
@@ -53,7 +55,8 @@ def _check_edges_known(executors: Mapping[str, Executor], groups: Sequence[EdgeG
                 if executor_id not in executors:
                     raise WorkflowValidationError(
                         f"edge {edge.source_id!r} -> {edge.target_id!r} refers to an unknown "
-                        f"executor {executor_id!r}",
+                        f"executor {executor_id!r}; give the builder the executor itself in "
+                        "some call (an id names only an executor the builder was given)",
                         validation_type="unknown_executor",
                     )
 

@@ -1,0 +1,63 @@
+"""`agentry serve a2a` says where it keeps tasks and sessions before it serves."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.cli.conftest import SRC
+
+HELLO_AGENT = """
+from agentry.clients.scripted import ScriptedChatClient
+
+agent = ScriptedChatClient(["Hello!"]).as_agent(name="hello", description="Says hello.")
+"""
+
+
+def _serve_until_started(tmp_path: Path, *options: str) -> list[str]:
+    """Start `agentry serve a2a hello:agent OPTIONS` on a free port; its stderr until it serves."""
+    (tmp_path / "hello.py").write_text(HELLO_AGENT)
+    command = ["serve", "a2a", "hello:agent", "--port", "0", *options]
+    server = subprocess.Popen(
+        [sys.executable, "-m", "agentry.cli", *command],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": SRC},
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    lines: list[str] = []
+    try:
+        assert server.stderr is not None
+        for line in server.stderr:  # ends if the server exits; pytest's timeout guards a hang
+            lines.append(line.rstrip("\n"))
+            if "Application startup complete" in line:
+                break
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    return lines
+
+
+def test_serve_a2a_names_its_sqlite_file(tmp_path: Path) -> None:
+    lines = _serve_until_started(tmp_path)
+
+    database = (tmp_path / "agentry-a2a.sqlite").resolve()
+    assert lines[0] == (
+        f"agentry: tasks and sessions are kept in the SQLite file {database} "
+        "(--database none: in memory)"
+    )
+    assert lines[-1].endswith("Application startup complete."), lines
+    assert database.is_file()
+
+
+def test_serve_a2a_says_when_it_keeps_nothing(tmp_path: Path) -> None:
+    lines = _serve_until_started(tmp_path, "--database", "none")
+
+    assert lines[0] == (
+        "agentry: tasks and sessions are kept in memory (they are lost when the server stops)"
+    )
+    assert list(tmp_path.glob("*.sqlite")) == []
