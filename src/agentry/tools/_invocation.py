@@ -11,7 +11,7 @@ from agentry.errors import ContentError, ToolArgumentsError, ToolExecutionError
 from agentry.middleware._base import MiddlewareFunction, run_pipeline
 from agentry.middleware._contexts import FunctionInvocationContext
 from agentry.observability import _state as telemetry
-from agentry.observability import get_logger
+from agentry.observability import get_logger, is_sensitive_logging_enabled, log_failure
 from agentry.tools._function_tool import FunctionTool
 from agentry.types import Content
 
@@ -116,7 +116,11 @@ async def _invoke_one(
         message = f"Error: there is no tool named {call.name!r}. Available tools: {available}."
         if config.terminate_on_unknown_calls:
             raise ToolExecutionError(message.removeprefix("Error: "))
-        logger.warning("model called unknown tool %r", call.name)
+        logger.warning(
+            "the model called the unknown tool %s; available tools: %s",
+            repr(call.name) if is_sensitive_logging_enabled() else "(name hidden)",
+            available,
+        )
         return _error_result(call_id, message), True, False
     try:
         arguments = function.validate_arguments(call.parse_arguments())
@@ -144,7 +148,7 @@ async def _invoke_one(
     try:
         await run_pipeline(middleware, context, call_function)
     except Exception as error:
-        logger.warning("tool %r failed: %s: %s", function.name, type(error).__name__, error)
+        log_failure(logger, f"tool {function.name!r}", error)
         if isinstance(error, ToolArgumentsError) or config.include_detailed_errors:
             text = f"Error: tool {function.name!r} failed: {type(error).__name__}: {error}"
         else:
