@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+from typing import Any
+
 import pytest
 
 from agentry import Agent, Content, FunctionInvocationConfiguration, tool, use_function_invocation
@@ -110,3 +114,31 @@ async def test_function_invoking_clients_honour_detailed_errors(detailed: bool) 
 
     (result,) = _results(client)
     assert ("upstream rejected x" in str(result.result)) is detailed
+
+
+async def test_the_tool_errors_guide_tells_what_the_model_reads() -> None:
+    guide = (Path(__file__).resolve().parents[2] / "docs" / "agents.md").read_text("utf-8")
+    section = guide[guide.index("### Tool errors") : guide.index("### Tool approval")]
+    (default_text,) = re.findall(r"```text\n(.*?)\n```", section, flags=re.DOTALL)
+    (example,) = re.findall(r"```python\n(.*?)```", section, flags=re.DOTALL)
+    namespace: dict[str, Any] = {"__name__": "docs_agents"}
+    exec(compile(example, "agents.md", "exec"), namespace)
+
+    client = ScriptedChatClient(
+        [
+            ScriptedChatClient.function_call("fetch", {"url": "x"}),
+            ScriptedChatClient.function_call("book", {"room": "B2"}),
+            "ok",
+        ]
+    )
+    await Agent(client=client, tools=[fetch, namespace["book"]]).run("go")
+
+    told = [
+        str(content.result)
+        for call in client.calls[1:]
+        for message in call.messages[-1:]
+        for content in message.contents
+    ]
+    assert told[0] == default_text
+    documented = " ".join(section.split("The model then reads `")[1].split("`.")[0].split())
+    assert told[1] == documented
