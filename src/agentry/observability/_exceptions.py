@@ -1,7 +1,8 @@
 """Exceptions described for logs and spans, with their messages or without them.
 
 An exception's message can quote what a tool was given (arguments, file contents, keys),
-so it is sensitive data; its type and the frames it passed through are not.
+so it is sensitive data; its type and the places it passed through (file, line,
+function) are not. Source lines are left out too: code can hold literals.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ def qualified_type_name(error: BaseException) -> str:
 
 def traceback_without_messages(error: BaseException) -> str:
     """The traceback Python would print for `error`, chained exceptions included, with
-    each exception's type in place of its message.
+    each exception's type in place of its message and no source lines.
 
     Example:
         >>> try:
@@ -40,7 +41,10 @@ def traceback_without_messages(error: BaseException) -> str:
     current: BaseException | None = error
     while current is not None and id(current) not in seen:
         seen.add(id(current))
-        frames = "".join(traceback.format_tb(current.__traceback__))
+        frames = "".join(
+            f'  File "{frame.filename}", line {frame.lineno}, in {frame.name}\n'
+            for frame in traceback.extract_tb(current.__traceback__)
+        )
         section = f"Traceback (most recent call last):\n{frames}" if frames else ""
         sections.append(f"{section}{qualified_type_name(current)} (message hidden)\n{link}")
         if current.__cause__ is not None:
