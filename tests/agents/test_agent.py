@@ -158,7 +158,7 @@ async def test_a_failing_tool_does_not_crash_the_run() -> None:
     client = ScriptedChatClient([ScriptedChatClient.function_call("broken"), "it failed"])
     response = await Agent(client=client, tools=[broken]).run("go")
     result = response.messages[1].contents[0]
-    assert result.result == "Error: tool 'broken' failed (RuntimeError)."
+    assert result.result.startswith("Error: tool 'broken' failed with RuntimeError")
     assert "secret detail" not in result.result
     assert isinstance(result.exception, RuntimeError)
 

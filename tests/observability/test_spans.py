@@ -180,15 +180,25 @@ async def test_failing_tool_marks_its_span_and_the_run_goes_on(telemetry: Teleme
     assert span.attributes is not None
     assert span.attributes["error.type"] == "RuntimeError"
     # the message may hold arguments: only recorded with sensitive data on
-    assert not span.events
+    (event,) = span.events
+    assert event.name == "exception"
+    assert event.attributes is not None
+    assert event.attributes["exception.type"] == "RuntimeError"
+    assert "exception.message" not in event.attributes
+    stacktrace = str(event.attributes["exception.stacktrace"])
+    assert "in broken" in stacktrace
+    assert stacktrace.endswith("RuntimeError (message hidden)\n")
+    assert "Oslo" not in stacktrace
     assert telemetry.one("invoke_agent").status.status_code == StatusCode.UNSET
 
 
 async def test_unknown_tool_is_an_error_on_the_tool_span(telemetry: Telemetry) -> None:
     client = ScriptedChatClient([ScriptedChatClient.function_call("nope", {}), "Done."])
     await Agent(client=client, tools=[get_weather]).run("Go")
-    span = telemetry.one("execute_tool nope")
+    # the name is the model's own text: a fixed placeholder stands in for it
+    span = telemetry.one("execute_tool (unknown tool)")
     assert span.attributes is not None
+    assert span.attributes["gen_ai.tool.name"] == "(unknown tool)"
     assert span.attributes["error.type"] == "unknown_tool"
     assert span.status.status_code == StatusCode.ERROR
 

@@ -44,7 +44,9 @@ def use_function_invocation(client_class: _ClientT) -> _ClientT:
 
     With function tools in `options["tools"]`, a call loops like an agent run (tool calls
     run concurrently, errors go back to the model) and returns every message of the
-    exchange. Agents do this themselves; use it for clients called directly.
+    exchange. Agents do this themselves; use it for clients called directly. Set a
+    `function_invocation_configuration` attribute on the client (a
+    `FunctionInvocationConfiguration`) to change how the tools are run.
 
     Example:
         >>> from agentry.clients.scripted import ScriptedChatClient
@@ -66,7 +68,14 @@ def use_function_invocation(client_class: _ClientT) -> _ClientT:
         if not tools:
             return base.get_response(self, messages, stream=stream, options=options, **kwargs)  # type: ignore[call-overload, no-any-return]
         rest = cast(ChatOptions, {k: v for k, v in (options or {}).items() if k != "tools"})
-        agent = Agent(client=_ModelOnly(self, base), tools=list(tools), default_options=rest)  # type: ignore[arg-type]
+        agent = Agent(
+            client=_ModelOnly(self, base),  # type: ignore[arg-type]
+            tools=list(tools),
+            default_options=rest,
+            function_invocation_configuration=getattr(
+                self, "function_invocation_configuration", None
+            ),
+        )
         response_format = rest.get("response_format")
         if stream:
             return ResponseStream(

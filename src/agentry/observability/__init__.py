@@ -13,7 +13,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from agentry.observability._configure import ExporterChoice, OtelSetup, configure_otel
-from agentry.observability._logging import configure_logging, get_logger
+from agentry.observability._logging import (
+    configure_logging,
+    get_logger,
+    is_sensitive_logging_enabled,
+    log_failure,
+)
 from agentry.observability._state import (
     disable_instrumentation,
     enable_instrumentation,
@@ -29,6 +34,8 @@ __all__ = [
     "enable_instrumentation",
     "get_logger",
     "is_instrumentation_enabled",
+    "is_sensitive_logging_enabled",
+    "log_failure",
     "traced_call",
 ]
 

@@ -22,6 +22,7 @@ from agentry.observability._attributes import (
     TOKEN_TYPE,
     TOKEN_USAGE,
 )
+from agentry.observability._exceptions import exception_attributes
 
 __all__ = [
     "Instruments",
@@ -69,7 +70,10 @@ class Instruments:
     def start_span(
         self, name: str, attributes: Mapping[str, Any], *, kind: SpanKind = SpanKind.INTERNAL
     ) -> Span:
-        """A started span, child of the current one."""
+        """A started span, child of the current one (its name redacted like its text)."""
+        redact = _redactor()
+        if redact is not None:
+            name = redact(name)
         return self.tracer.start_span(name, kind=kind, attributes=_clean(attributes))
 
     def record_tokens(self, usage: Mapping[str, Any] | None, attributes: Mapping[str, Any]) -> None:
@@ -114,11 +118,17 @@ def reset_instruments() -> None:
 
 
 def fail_span(span: Span, error: BaseException) -> None:
-    """Mark `span` as failed by `error`; the message only with sensitive data enabled."""
+    """Mark `span` as failed by `error` and record it as an `exception` event: its type and
+    frames, and only with sensitive data enabled its message and full traceback (both
+    passed through the redactor)."""
     span.set_attribute(ERROR_TYPE, type(error).__qualname__)
     span.set_status(Status(StatusCode.ERROR, type(error).__qualname__))
-    if _state.sensitive_data:
-        span.record_exception(error)
+    # The event `span.record_exception` would add, but with text that honours the
+    # sensitive-data setting and the redactor.
+    span.add_event(
+        "exception",
+        exception_attributes(error, sensitive=_state.sensitive_data, redact=_redactor()),
+    )
 
 
 def end_span(span: Span, attributes: Mapping[str, Any]) -> None:
@@ -152,10 +162,15 @@ async def step_in_span(
             await close()
 
 
+def _redactor() -> Callable[[str], str] | None:
+    """The redactor recorded text passes through: set, and sensitive data on."""
+    return _state.redact_text if _state.sensitive_data else None
+
+
 def _clean(attributes: Mapping[str, Any]) -> dict[str, Any]:
     """Attributes without the unknown (`None`) values OpenTelemetry rejects; with sensitive
     data on and a redactor set, text values pass through the redactor."""
-    redact = _state.redact_text if _state.sensitive_data else None
+    redact = _redactor()
     if redact is None:
         return {k: v for k, v in attributes.items() if v is not None}
     return {

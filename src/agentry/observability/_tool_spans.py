@@ -23,9 +23,14 @@ from agentry.observability._attributes import (
     to_json,
 )
 from agentry.observability._instruments import end_span, fail_span, instruments
+from agentry.tools import FunctionTool
 from agentry.types import Content
 
-__all__ = ["traced_tool_call"]
+__all__ = ["UNKNOWN_TOOL", "traced_tool_call"]
+
+UNKNOWN_TOOL = "(unknown tool)"
+"""The tool name recorded for a call of a tool that does not exist, unless sensitive data
+is on (metrics always use it)."""
 
 P = ParamSpec("P")
 ToolOutcome = tuple[Content, bool, bool]
@@ -41,20 +46,25 @@ def traced_tool_call(
         call: Content, by_name: dict[Any, Any], *args: P.args, **kwargs: P.kwargs
     ) -> ToolOutcome:
         tool = by_name.get(call.name)
+        known = isinstance(tool, FunctionTool)
+        # The name of a tool that does not exist is whatever the model wrote: sensitive
+        # text, and no fit for a metric dimension.
+        name = call.name if known or _state.sensitive_data else UNKNOWN_TOOL
         recorder = instruments()
         metric_attributes: dict[str, Any] = {
             OPERATION_NAME: "execute_tool",
-            TOOL_NAME: call.name,
+            TOOL_NAME: call.name if known else UNKNOWN_TOOL,
         }
         attributes: dict[str, Any] = {
             **metric_attributes,
+            TOOL_NAME: name,
             TOOL_TYPE: "function",
             TOOL_CALL_ID: call.call_id,
             TOOL_DESCRIPTION: getattr(tool, "description", None) or None,
         }
         if _state.sensitive_data and call.arguments is not None:
             attributes[TOOL_CALL_ARGUMENTS] = to_json(call.arguments)
-        span = recorder.start_span(f"execute_tool {call.name}", attributes)
+        span = recorder.start_span(f"execute_tool {name}", attributes)
         started = time.perf_counter()
         try:
             with trace.use_span(
@@ -71,7 +81,7 @@ def traced_tool_call(
         if isinstance(error, BaseException):
             fail_span(span, error)
         elif failed:
-            reason = "unknown_tool" if tool is None else "invalid_arguments"
+            reason = "invalid_arguments" if known else "unknown_tool"
             span.set_attribute(ERROR_TYPE, reason)
             span.set_status(Status(StatusCode.ERROR, reason))
         final: dict[str, Any] = {}

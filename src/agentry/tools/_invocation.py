@@ -5,17 +5,19 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from agentry.errors import ContentError, ToolArgumentsError, ToolExecutionError
 from agentry.middleware._base import MiddlewareFunction, run_pipeline
 from agentry.middleware._contexts import FunctionInvocationContext
 from agentry.observability import _state as telemetry
-from agentry.observability import get_logger
+from agentry.observability import get_logger, is_sensitive_logging_enabled, log_failure
 from agentry.tools._function_tool import FunctionTool
 from agentry.types import Content
 
 if TYPE_CHECKING:
+    from agentry.security import Redactor
     from agentry.sessions import AgentSession
 
 __all__ = ["FunctionInvocationConfiguration", "ToolCallBatch", "invoke_function_calls"]
@@ -33,9 +35,11 @@ class FunctionInvocationConfiguration:
         max_consecutive_errors_per_request: Turns in a row whose tool calls all failed
             before the model must answer without tools.
         terminate_on_unknown_calls: Raise instead of telling the model a tool is unknown.
-        include_detailed_errors: Tell the model the message of a tool's exception, not
-            only its type. Argument errors are always detailed: they are about the model's
-            own input.
+        include_detailed_errors: Tell the model the message of every exception a tool
+            raises, not only its type. Off, only messages meant for the model are told:
+            argument errors (about the model's own input) and `ToolExecutionError`s (why
+            a tool could not do its work, such as an MCP server's timeout). Told
+            messages have common secrets masked (see `agentry.security.Redactor`).
     """
 
     enabled: bool = True
@@ -116,7 +120,11 @@ async def _invoke_one(
         message = f"Error: there is no tool named {call.name!r}. Available tools: {available}."
         if config.terminate_on_unknown_calls:
             raise ToolExecutionError(message.removeprefix("Error: "))
-        logger.warning("model called unknown tool %r", call.name)
+        logger.warning(
+            "the model called the unknown tool %s; available tools: %s",
+            repr(call.name) if is_sensitive_logging_enabled() else "(name hidden)",
+            available,
+        )
         return _error_result(call_id, message), True, False
     try:
         arguments = function.validate_arguments(call.parse_arguments())
@@ -144,11 +152,8 @@ async def _invoke_one(
     try:
         await run_pipeline(middleware, context, call_function)
     except Exception as error:
-        logger.warning("tool %r failed: %s: %s", function.name, type(error).__name__, error)
-        if isinstance(error, ToolArgumentsError) or config.include_detailed_errors:
-            text = f"Error: tool {function.name!r} failed: {type(error).__name__}: {error}"
-        else:
-            text = f"Error: tool {function.name!r} failed ({type(error).__name__})."
+        log_failure(logger, f"tool {function.name!r}", error)
+        text = _failure_for_model(function.name, error, config)
         return (
             Content("function_result", call_id=call_id, result=text, exception=error),
             True,
@@ -159,6 +164,34 @@ async def _invoke_one(
         False,
         context.terminate,
     )
+
+
+def _failure_for_model(name: str, error: Exception, config: FunctionInvocationConfiguration) -> str:
+    """What the model is told when tool `name` raised `error`.
+
+    The message is told when it is meant for the model: argument errors (about its own
+    input), `ToolExecutionError`s (written to say why a tool could not do its work, such
+    as a remote server's timeout), or every exception with `include_detailed_errors`.
+    Secrets of the kinds `Redactor` knows are masked in it. Otherwise the model learns
+    which tool failed and the exception's type, enough to choose what to do next.
+    """
+    kind = type(error).__name__
+    detailed = config.include_detailed_errors or isinstance(
+        error, ToolArgumentsError | ToolExecutionError
+    )
+    if detailed and str(error):
+        return f"Error: tool {name!r} failed: {kind}: {_default_redactor().redact(str(error))}"
+    return (
+        f"Error: tool {name!r} failed with {kind} (details are not shown). Retry only if "
+        "different arguments could help; otherwise go on without it and say that it failed."
+    )
+
+
+@cache
+def _default_redactor() -> Redactor:
+    from agentry.security import Redactor
+
+    return Redactor()
 
 
 def _error_result(call_id: str, message: str) -> Content:
