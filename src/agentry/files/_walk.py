@@ -55,14 +55,14 @@ def walk_files(
 
     Example:
         >>> import os, tempfile
-        >>> root = tempfile.mkdtemp()
-        >>> os.makedirs(os.path.join(root, "a"))
-        >>> for name in ("a.txt", "a/b.txt"):
-        ...     open(os.path.join(root, name), "w").close()
-        >>> root_fd = os.open(root, os.O_RDONLY)
-        >>> [path for path, _ in walk_files(root_fd)]
+        >>> with tempfile.TemporaryDirectory() as root:
+        ...     os.makedirs(os.path.join(root, "a"))
+        ...     for name in ("a.txt", "a/b.txt"):
+        ...         open(os.path.join(root, name), "w").close()
+        ...     root_fd = os.open(root, os.O_RDONLY)
+        ...     print([path for path, _ in walk_files(root_fd)])
+        ...     os.close(root_fd)
         ['a.txt', 'a/b.txt']
-        >>> os.close(root_fd)
     """
     parts = split_relative_path(directory, allow_root=True)
     shown = directory or "."
