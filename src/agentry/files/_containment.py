@@ -133,7 +133,7 @@ def open_regular_file(folder_fd: int, name: str, *, shown: str) -> int:
     except FileNotFoundError:
         raise MissingFileError(f"no file {shown!r}") from None
     except OSError as error:
-        if _is_link(name, folder_fd):
+        if _refused_link(error, name, folder_fd):
             raise PathEscapeError(f"{shown!r} is a symbolic link; links are not followed") from None
         raise FileAccessError(f"cannot open {shown!r}: {error.strerror}") from None
     try:
@@ -195,13 +195,21 @@ def _open_existing(part: str, fd: int, walked: list[str], shown: str) -> int:
 
 def _walk_error(error: OSError, part: str, fd: int, walked: list[str], shown: str) -> Exception:
     where = "/".join(walked)
-    if error.errno in (errno.ELOOP, errno.ENOTDIR) and _is_link(part, fd):
+    if _refused_link(error, part, fd):
         return PathEscapeError(
             f"{where!r} (in {shown!r}) is a symbolic link; links are not followed"
         )
     if error.errno == errno.ENOTDIR:
         return FileAccessError(f"{where!r} (in {shown!r}) is a file, not a folder")
     return FileAccessError(f"cannot open folder {where!r} (in {shown!r}): {error.strerror}")
+
+
+def _refused_link(error: OSError, name: str, fd: int) -> bool:
+    """Whether an `O_NOFOLLOW` open failed because `name` is (or, a moment ago, was) a link."""
+    # ELOOP (EMLINK on FreeBSD) says so even if the link has been swapped away meanwhile
+    return error.errno in (errno.ELOOP, errno.EMLINK) or (
+        error.errno == errno.ENOTDIR and _is_link(name, fd)
+    )
 
 
 def _is_link(name: str, fd: int) -> bool:
