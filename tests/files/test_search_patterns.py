@@ -6,11 +6,7 @@ from __future__ import annotations
 import asyncio
 import subprocess
 import sys
-import threading
-from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, TypeVar
 
 import pytest
 
@@ -21,7 +17,7 @@ from agentry.files import (
     InMemoryAgentFileStore,
 )
 
-T = TypeVar("T")
+from .helpers import GatedExecutor, until
 
 
 @pytest.fixture(params=["memory", "disk"])
@@ -65,39 +61,17 @@ def test_a_pattern_that_backtracks_exponentially_in_re_finishes(kind: str, tmp_p
 async def test_the_in_memory_store_searches_off_the_event_loop() -> None:
     store = InMemoryAgentFileStore()
     await store.write_file("notes.md", "one\nneedle")
-    executor = _GatedExecutor()
+    executor = GatedExecutor()
     asyncio.get_running_loop().set_default_executor(executor)
 
     search = asyncio.create_task(store.search_files("needle"))
     # The search waits in a worker thread while the loop goes on running this coroutine.
-    await asyncio.wait_for(_until(executor.started.is_set), timeout=30)
+    await asyncio.wait_for(until(executor.started.is_set), timeout=30)
     assert not search.done()
     executor.gate.set()
 
     (found,) = await asyncio.wait_for(search, timeout=30)
     assert (found.file_name, found.matches[0].line_number) == ("notes.md", 2)
-
-
-class _GatedExecutor(ThreadPoolExecutor):
-    """Runs each job only once `gate` is set; `started` tells a job is waiting."""
-
-    def __init__(self) -> None:
-        super().__init__(max_workers=1)
-        self.started = threading.Event()
-        self.gate = threading.Event()
-
-    def submit(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> Future[T]:
-        def gated() -> T:
-            self.started.set()
-            self.gate.wait(timeout=30)
-            return fn(*args, **kwargs)
-
-        return super().submit(gated)
-
-
-async def _until(condition: Callable[[], bool]) -> None:
-    while not condition():
-        await asyncio.sleep(0.01)
 
 
 @pytest.mark.parametrize(

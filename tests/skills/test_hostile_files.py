@@ -8,19 +8,15 @@ import contextlib
 import os
 import subprocess
 import sys
-import threading
-from collections.abc import Callable, Generator
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import Generator
 from pathlib import Path
-from typing import Any, TypeVar
 
 import pytest
 
 from agentry.skills import FileSkill, SkillError, SkillsProvider
 
+from ..files.helpers import GatedExecutor, until
 from .helpers import write_skill
-
-T = TypeVar("T")
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="renameat2, FIFOs")
 
@@ -125,38 +121,16 @@ async def test_a_resource_that_became_a_fifo_is_refused_not_waited_on(tmp_path: 
 async def test_a_resource_is_read_off_the_event_loop(tmp_path: Path) -> None:
     write_skill(tmp_path, "slow", files={"references/a.md": "text"})
     provider = SkillsProvider(tmp_path)
-    executor = _GatedExecutor()
+    executor = GatedExecutor()
     asyncio.get_running_loop().set_default_executor(executor)
 
     read = asyncio.create_task(provider.read_skill_resource("slow", "references/a.md"))
     # The read waits in a worker thread while the loop goes on running this coroutine.
-    await asyncio.wait_for(_until(executor.started.is_set), timeout=30)
+    await asyncio.wait_for(until(executor.started.is_set), timeout=30)
     assert not read.done()
     executor.gate.set()
 
     assert await asyncio.wait_for(read, timeout=30) == "text"
-
-
-class _GatedExecutor(ThreadPoolExecutor):
-    """Runs each job only once `gate` is set; `started` tells a job is waiting."""
-
-    def __init__(self) -> None:
-        super().__init__(max_workers=1)
-        self.started = threading.Event()
-        self.gate = threading.Event()
-
-    def submit(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> Future[T]:
-        def gated() -> T:
-            self.started.set()
-            self.gate.wait(timeout=30)
-            return fn(*args, **kwargs)
-
-        return super().submit(gated)
-
-
-async def _until(condition: Callable[[], bool]) -> None:
-    while not condition():
-        await asyncio.sleep(0.01)
 
 
 async def test_a_resource_over_the_size_limit_is_refused_naming_the_limit(
