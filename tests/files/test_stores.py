@@ -114,7 +114,7 @@ async def test_a_file_over_the_size_limit_is_refused(tmp_path: Path) -> None:
     with pytest.raises(FileAccessError, match="over the store's limit of 10"):
         await store.write_file("big.txt", "x" * 11)
     (tmp_path / "big.txt").write_text("y" * 50)
-    with pytest.raises(FileAccessError, match="over the store's limit of 10"):
+    with pytest.raises(FileAccessError, match="over the limit of 10"):
         await store.read_file("big.txt")
 
 

@@ -338,8 +338,8 @@ async def test_a_resource_turned_into_an_outside_link_is_not_read(tmp_path: Path
     (directory / "references/a.md").unlink()
     (directory / "references/a.md").symlink_to(tmp_path / "secret.txt")
     result = await provider.read_skill_resource("files", "references/a.md")
-    assert result.startswith("Error: ")
-    assert "leads outside the skill directory" in result
+    assert result.startswith("Error: cannot read resource 'references/a.md'")
+    assert "is a symbolic link; links are not followed" in result
     assert "password" not in result
 
 

@@ -1,8 +1,10 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
@@ -17,6 +19,7 @@ from agentry.skills import (
     SkillScriptRunner,
     SubprocessScriptRunner,
 )
+from agentry.skills import _runner as runner_module
 
 from .helpers import write_skill
 
@@ -229,14 +232,14 @@ async def test_a_script_linking_outside_the_skill_is_refused(tmp_path: Path) -> 
     (skill.directory / "scripts" / "link.py").symlink_to(outside)
     assert [s.name for s in skill.scripts] == ["scripts/ok.py"]  # not offered
     script = SkillScript("link", path="scripts/link.py")  # and not run when asked for
-    with pytest.raises(SkillScriptError, match=r"refusing script 'link'.*leads outside"):
+    with pytest.raises(SkillScriptError, match=r"refusing script 'link'.*is a symbolic link"):
         await SubprocessScriptRunner()(skill, script, [])
     assert not ran.exists()
 
 
 async def test_a_missing_script_file_is_a_clear_error(tmp_path: Path) -> None:
     skill = _skill(tmp_path, {})
-    with pytest.raises(SkillScriptError, match="is not a file"):
+    with pytest.raises(SkillScriptError, match=r"'scripts/gone\.py' is not a file in the skill"):
         await SubprocessScriptRunner()(skill, SkillScript("gone", path="scripts/gone.py"), [])
 
 
@@ -261,3 +264,89 @@ def test_runner_limits_must_be_positive() -> None:
         SubprocessScriptRunner(timeout=0)
     with pytest.raises(ValueError, match="max_output_bytes"):
         SubprocessScriptRunner(max_output_bytes=0)
+
+
+@posix_only
+async def test_a_python_script_sees_its_own_path_and_imports_its_neighbours(
+    tmp_path: Path,
+) -> None:
+    skill = _skill(
+        tmp_path,
+        {
+            "scripts/main.py": (
+                "import sys\n"
+                "from helper import VALUE\n"
+                "print(__file__)\n"
+                "print(sys.argv)\n"
+                "print(__name__, VALUE)\n"
+            ),
+            "scripts/helper.py": "VALUE = 42\n",
+        },
+    )
+    result = await _run(SubprocessScriptRunner(), skill, "scripts/main.py", "x")
+    path = str(skill.directory / "scripts" / "main.py")
+    assert result.stderr == ""
+    assert result.stdout.splitlines() == [path, str([path, "x"]), "__main__ 42"]
+
+
+@posix_only
+async def test_a_shell_script_sees_its_own_path_as_dollar_zero(tmp_path: Path) -> None:
+    skill = _skill(tmp_path, {"scripts/where.sh": 'echo "$0" "$#" "$@"\nexit 4\n'})
+    result = await _run(SubprocessScriptRunner(), skill, "scripts/where.sh", "a b", "c")
+    assert result.exit_code == 4
+    assert result.stdout == f"{skill.directory / 'scripts' / 'where.sh'} 2 a b c\n"
+
+
+@pytest.mark.parametrize(
+    ("argument", "problem"),
+    [("a\x00b", "holds a NUL character"), ("\ud800", "holds a lone surrogate")],
+)
+async def test_an_argument_no_command_line_can_carry_is_a_script_error(
+    tmp_path: Path, argument: str, problem: str
+) -> None:
+    ran = tmp_path / "ran"
+    skill = _skill(tmp_path / "skills", {"scripts/run.py": f"open({str(ran)!r}, 'w').close()\n"})
+    with pytest.raises(SkillScriptError, match=f"argument 2 of script 'scripts/run.py' {problem}"):
+        await _run(SubprocessScriptRunner(), skill, "scripts/run.py", "fine", argument)
+    assert not ran.exists()
+
+
+SPAM = "import sys\nwhile True:\n    sys.stdout.write('y' * 65536)\n"
+
+
+@posix_only
+async def test_a_timed_out_script_still_writing_returns_as_soon_as_it_is_killed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Leave only a hang guard for processes that escaped the kill: this one did not.
+    monkeypatch.setattr(runner_module, "_REAP_SECONDS", 600.0)
+    skill = _skill(tmp_path, {"scripts/spam.py": SPAM})
+    runner = SubprocessScriptRunner(timeout=1, max_output_bytes=1000)
+
+    result = await _run(runner, skill, "scripts/spam.py")
+
+    assert result.timed_out
+    assert result.exit_code is not None
+    assert result.exit_code < 0
+    assert result.truncated
+    assert result.stdout.startswith("y" * 1000 + "\n[output truncated: ")
+
+
+@posix_only
+def test_a_timed_out_script_leaves_nothing_open_when_the_loop_closes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    skill = _skill(tmp_path, {"scripts/spam.py": SPAM})
+    script = skill.get_script("scripts/spam.py")
+    assert script is not None
+    unraisable: list[object] = []
+    monkeypatch.setattr(sys, "unraisablehook", unraisable.append)
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = asyncio.run(SubprocessScriptRunner(timeout=1)(skill, script, []))
+        gc.collect()
+
+    assert result.timed_out
+    assert unraisable == []
+    assert [str(w.message) for w in caught if issubclass(w.category, ResourceWarning)] == []

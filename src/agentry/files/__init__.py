@@ -5,13 +5,19 @@ Example:
     >>> provider = FileAccessProvider(InMemoryAgentFileStore())
 """
 
-from agentry.files._containment import normalize_relative_path, open_directory
+from agentry.files._containment import (
+    normalize_relative_path,
+    open_directory,
+    open_regular_file,
+    read_regular_file,
+)
 from agentry.files._errors import FileAccessError, MissingFileError, PathEscapeError
 from agentry.files._filesystem_store import FileSystemAgentFileStore
 from agentry.files._memory_store import InMemoryAgentFileStore
 from agentry.files._provider import FileAccessProvider
 from agentry.files._search import FileSearchMatch, FileSearchResult
 from agentry.files._store import AgentFileStore
+from agentry.files._walk import walk_files
 
 __all__ = [
     "AgentFileStore",
@@ -25,4 +31,7 @@ __all__ = [
     "PathEscapeError",
     "normalize_relative_path",
     "open_directory",
+    "open_regular_file",
+    "read_regular_file",
+    "walk_files",
 ]

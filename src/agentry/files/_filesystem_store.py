@@ -11,10 +11,11 @@ from collections.abc import Callable, Generator
 from pathlib import Path
 from typing import TypeVar
 
-from agentry.files._containment import open_directory, split_relative_path
+from agentry.files._containment import open_directory, read_regular_file, split_relative_path
 from agentry.files._errors import FileAccessError, MissingFileError, PathEscapeError
 from agentry.files._search import FileSearchResult, TextQuery
-from agentry.files._store import AgentFileStore
+from agentry.files._store import AgentFileStore, encode_content
+from agentry.files._walk import walk_files
 
 __all__ = ["FileSystemAgentFileStore"]
 
@@ -55,7 +56,7 @@ class FileSystemAgentFileStore(AgentFileStore):
     # region operations
 
     async def write_file(self, path: str, content: str) -> None:
-        data = str(content).encode("utf-8")
+        data = encode_content(path, content)
         if len(data) > self.max_file_bytes:
             raise FileAccessError(
                 f"{path!r} would be {len(data)} bytes, over the store's limit of "
@@ -156,40 +157,16 @@ class FileSystemAgentFileStore(AgentFileStore):
 
     def _read_in(self, folder: int, name: str, path: str) -> str:
         """The text of the file `name` in the open `folder` (`path` is for messages)."""
-        fd = self._open_file(path, name, folder)
-        with os.fdopen(fd, "rb") as file:
-            size = os.fstat(file.fileno()).st_size
-            if size > self.max_file_bytes:
-                raise FileAccessError(
-                    f"{path!r} is {size} bytes, over the store's limit of "
-                    f"{self.max_file_bytes}; it cannot be read whole"
-                )
-            data = file.read(self.max_file_bytes + 1)
+        try:
+            data = read_regular_file(
+                folder, name, max_bytes=self.max_file_bytes, shown=path, allow_hard_links=False
+            )
+        except MissingFileError:
+            raise MissingFileError(f"no file {path!r}; list the files to see what exists") from None
         try:
             return data.decode("utf-8")
         except UnicodeDecodeError:
             raise FileAccessError(f"{path!r} is not UTF-8 text") from None
-
-    def _open_file(self, path: str, name: str, folder: int) -> int:
-        try:
-            fd = os.open(name, os.O_RDONLY | _NOFOLLOW | _CLOEXEC, dir_fd=folder)
-        except FileNotFoundError:
-            raise MissingFileError(f"no file {path!r}; list the files to see what exists") from None
-        except OSError as error:
-            if _is_link(name, folder):
-                raise PathEscapeError(
-                    f"{path!r} is a symbolic link; links are not followed"
-                ) from None
-            raise FileAccessError(f"cannot open {path!r}: {error.strerror}") from None
-        status = os.fstat(fd)
-        if not stat.S_ISREG(status.st_mode):
-            os.close(fd)
-            raise FileAccessError(f"{path!r} is not a file")
-        if status.st_nlink > 1:
-            # another name for the same file may live outside the root
-            os.close(fd)
-            raise PathEscapeError(f"{path!r} has other hard links; it is not read")
-        return fd
 
     def _delete(self, path: str) -> bool:
         try:
@@ -222,12 +199,13 @@ class FileSystemAgentFileStore(AgentFileStore):
 
     def _walk(self, directory: str, recursive: bool) -> Generator[tuple[str, int], None, None]:
         """(path, folder descriptor) of each regular file; links are skipped."""
-        parts = split_relative_path(directory, allow_root=True)
+        root_fd = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY | _CLOEXEC)
         try:
-            folder = self._open_folder(parts, create=False, shown=directory or ".")
+            yield from walk_files(root_fd, directory, recursive=recursive, include=_not_temporary)
         except MissingFileError:
             return
-        yield from _files_in(folder, "/".join(parts), recursive)
+        finally:
+            os.close(root_fd)
 
     def _search(self, query: TextQuery, directory: str, max_results: int) -> list[FileSearchResult]:
         results: list[FileSearchResult] = []
@@ -250,32 +228,9 @@ class FileSystemAgentFileStore(AgentFileStore):
     # endregion
 
 
-def _files_in(folder: int, prefix: str, recursive: bool) -> Generator[tuple[str, int], None, None]:
-    """Walk an open folder (closing it when done), never through links, in the order of
-    the paths' sort (a folder `a` sorts as `a/`, so `a.txt` comes before `a/b.txt`)."""
-    try:
-        for entry in sorted(os.scandir(folder), key=_sort_key):
-            path = f"{prefix}/{entry.name}" if prefix else entry.name
-            if entry.is_symlink() or (entry.name.endswith(".tmp") and entry.name.startswith(".")):
-                continue
-            if entry.is_file(follow_symlinks=False):
-                yield path, folder
-            elif recursive and entry.is_dir(follow_symlinks=False):
-                try:
-                    child = os.open(
-                        entry.name,
-                        os.O_RDONLY | os.O_DIRECTORY | _NOFOLLOW | _CLOEXEC,
-                        dir_fd=folder,
-                    )
-                except OSError:
-                    continue  # replaced by a link or removed meanwhile
-                yield from _files_in(child, path, recursive)
-    finally:
-        os.close(folder)
-
-
-def _sort_key(entry: os.DirEntry[str]) -> str:
-    return entry.name + "/" if entry.is_dir(follow_symlinks=False) else entry.name
+def _not_temporary(name: str) -> bool:
+    """Whether a name is not one of the store's own temporary files (`.name.hex.tmp`)."""
+    return not (name.startswith(".") and name.endswith(".tmp"))
 
 
 def _lstat(name: str, folder: int) -> os.stat_result | None:
@@ -283,8 +238,3 @@ def _lstat(name: str, folder: int) -> os.stat_result | None:
         return os.stat(name, dir_fd=folder, follow_symlinks=False)
     except FileNotFoundError:
         return None
-
-
-def _is_link(name: str, folder: int) -> bool:
-    existing = _lstat(name, folder)
-    return existing is not None and stat.S_ISLNK(existing.st_mode)

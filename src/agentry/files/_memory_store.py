@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from agentry.files._containment import normalize_relative_path
 from agentry.files._errors import FileAccessError, MissingFileError
 from agentry.files._search import FileSearchResult, TextQuery
-from agentry.files._store import AgentFileStore
+from agentry.files._store import AgentFileStore, encode_content
 
 __all__ = ["InMemoryAgentFileStore"]
 
 
 class InMemoryAgentFileStore(AgentFileStore):
     """An `AgentFileStore` kept in memory, with the same path rules as the others.
+
+    Searches run in a worker thread (on a snapshot of the files), so a long search does
+    not hold up the event loop.
 
     Example:
         >>> import asyncio
@@ -29,6 +34,7 @@ class InMemoryAgentFileStore(AgentFileStore):
         name = normalize_relative_path(path)
         if name in self._directories:
             raise FileAccessError(f"{path!r} is a folder; choose a file name")
+        encode_content(path, content)  # the same text rule as a store on disk
         self._check_parents(name, path)
         self._add_parents(name)
         self._files[name] = str(content)
@@ -68,13 +74,9 @@ class InMemoryAgentFileStore(AgentFileStore):
         max_results: int = 50,
     ) -> list[FileSearchResult]:
         query = TextQuery(pattern, regex=regex, case_sensitive=case_sensitive, glob=glob)
-        results: list[FileSearchResult] = []
-        for name in await self.list_files(directory, recursive=True):
-            if len(results) >= max_results:
-                break
-            if query.wants(name) and (found := query.search(name, self._files[name])):
-                results.append(found)
-        return results
+        names = await self.list_files(directory, recursive=True)
+        files = [(name, self._files[name]) for name in names if query.wants(name)]
+        return await asyncio.to_thread(_search, query, files, max_results)
 
     async def create_directory(self, path: str) -> None:
         name = normalize_relative_path(path)
@@ -95,3 +97,15 @@ class InMemoryAgentFileStore(AgentFileStore):
         parts = name.split("/")
         for end in range(1, len(parts)):
             self._directories.add("/".join(parts[:end]))
+
+
+def _search(
+    query: TextQuery, files: list[tuple[str, str]], max_results: int
+) -> list[FileSearchResult]:
+    results: list[FileSearchResult] = []
+    for name, text in files:
+        if len(results) >= max_results:
+            break
+        if found := query.search(name, text):
+            results.append(found)
+    return results

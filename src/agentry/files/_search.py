@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import fnmatch
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, cast
 
 from agentry.files._errors import FileAccessError
 
@@ -70,18 +69,19 @@ class FileSearchResult:
 class TextQuery:
     """What to look for: text (or a regular expression) in files whose names fit a glob.
 
+    Regular expressions use RE2 syntax and run in time linear in the text, whatever the
+    pattern: no pattern can make a search backtrack for ever. RE2 has no backreferences
+    (`\\1`) and no look-around (`(?=...)`, `(?<=...)`); such a pattern is refused with a
+    `FileAccessError` saying so.
+
     Raises:
-        FileAccessError: The regular expression is invalid.
+        FileAccessError: The regular expression is invalid or uses what RE2 does not have.
     """
 
     def __init__(
         self, pattern: str, *, regex: bool, case_sensitive: bool, glob: str | None
     ) -> None:
-        flags = 0 if case_sensitive else re.IGNORECASE
-        try:
-            self._pattern = re.compile(pattern if regex else re.escape(pattern), flags)
-        except re.error as error:
-            raise FileAccessError(f"invalid regular expression {pattern!r}: {error}") from None
+        self._pattern = _compile(pattern, regex=regex, case_sensitive=case_sensitive)
         self._glob = glob
 
     def wants(self, path: str) -> bool:
@@ -97,10 +97,39 @@ class TextQuery:
         matches = [
             FileSearchMatch(number, line)
             for number, line in enumerate(lines, start=1)
-            if self._pattern.search(line)
+            if self._pattern.search(line) is not None
         ]
         if not matches:
             return None
         first = matches[0].line_number - 1
         snippet = "\n".join(lines[max(0, first - 1) : first + 2])
         return FileSearchResult(file_name=path, snippet=snippet, matches=matches)
+
+
+class _Pattern(Protocol):
+    def search(self, text: str) -> object | None: ...
+
+
+def _compile(pattern: str, *, regex: bool, case_sensitive: bool) -> _Pattern:
+    import re2  # a compiled extension: loaded only when something is searched
+
+    engine: Any = re2  # the bindings carry no types
+    options = engine.Options()
+    options.log_errors = False
+    options.literal = not regex
+    options.case_sensitive = case_sensitive
+    try:
+        return cast("_Pattern", engine.compile(pattern, options))
+    except UnicodeEncodeError:
+        raise FileAccessError(
+            f"the pattern {pattern!r} holds a lone surrogate, which is not text; remove it"
+        ) from None
+    except engine.error as error:
+        reason: object = error.args[0] if error.args else error
+        if isinstance(reason, bytes):
+            reason = reason.decode("utf-8", errors="replace")
+        raise FileAccessError(
+            f"invalid regular expression {pattern!r}: {reason}. Patterns use RE2 syntax, which "
+            "has no backreferences (\\1) and no look-around ((?=...), (?!...), (?<=...)); "
+            "rewrite the pattern without them, or search for plain text with regex=False"
+        ) from None

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 
+from agentry.files._errors import FileAccessError
 from agentry.files._search import FileSearchResult
 
-__all__ = ["AgentFileStore"]
+__all__ = ["AgentFileStore", "encode_content"]
 
 
 class AgentFileStore(ABC):
@@ -65,3 +66,20 @@ class AgentFileStore(ABC):
     @abstractmethod
     async def create_directory(self, path: str) -> None:
         """Create a folder (and its parents); nothing happens if it exists."""
+
+
+def encode_content(path: str, content: str) -> bytes:
+    """`content` as UTF-8, or a `FileAccessError` naming a character no text file can hold.
+
+    Args:
+        path: The file's path, for the message.
+        content: The text to store.
+    """
+    text = str(content)
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError as error:
+        raise FileAccessError(
+            f"the content for {path!r} holds a lone surrogate ({text[error.start]!r} at "
+            f"character {error.start}), which is not text a file can hold; remove it"
+        ) from None

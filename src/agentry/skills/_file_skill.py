@@ -2,23 +2,28 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
+import os
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-from agentry.observability import get_logger
 from agentry.skills._errors import SkillError
 from agentry.skills._frontmatter import SkillFrontmatter, parse_skill_markdown
 from agentry.skills._resource import SkillResource
 from agentry.skills._script import SkillScript
 from agentry.skills._skill import Skill
+from agentry.skills._skill_files import (
+    DEFAULT_MAX_RESOURCE_BYTES,
+    list_skill_files,
+    read_skill_file,
+)
 
-__all__ = ["SKILL_FILE", "FileSkill", "contained_path"]
+__all__ = ["SKILL_FILE", "FileSkill"]
 
 SKILL_FILE = "SKILL.md"
 RESOURCE_FOLDERS = ("references", "assets")
 SCRIPT_FOLDER = "scripts"
-
-logger = get_logger("agentry.skills")
+MAX_SKILL_FILE_BYTES = 1024 * 1024
 
 
 class FileSkill(Skill):
@@ -26,13 +31,17 @@ class FileSkill(Skill):
     `references/` and `assets/` (its resources) and `scripts/` (its scripts) folders.
 
     Resources and scripts are named by their path in the directory, such as
-    `references/forms.md` or `scripts/fill.py`. Files that resolve outside the directory
-    (through a symbolic link) are left out.
+    `references/forms.md` or `scripts/fill.py`. Every file is opened below the directory
+    one segment at a time without following symbolic links (a POSIX system is needed):
+    links and special files such as FIFOs are left out with a warning, and one swapped in
+    later is refused when read or run. Resources are read in a worker thread, and one
+    larger than `max_resource_bytes` is refused with an error naming the limit.
 
     Args:
         directory: The skill's directory; its name must be the skill's name.
         frontmatter: The metadata, when not read from SKILL.md (give `content` with it).
         content: The instructions, when not read from SKILL.md.
+        max_resource_bytes: The largest resource read (SKILL.md may hold up to 1 MiB).
 
     Raises:
         SkillError: SKILL.md is missing or invalid, or the name is not the directory's.
@@ -47,87 +56,69 @@ class FileSkill(Skill):
         *,
         frontmatter: SkillFrontmatter | None = None,
         content: str | None = None,
+        max_resource_bytes: int = DEFAULT_MAX_RESOURCE_BYTES,
     ) -> None:
         path = Path(directory)
         if not path.is_dir():
             raise SkillError(f"skill directory {str(path)!r} does not exist")
+        if max_resource_bytes < 1:
+            raise ValueError("max_resource_bytes must be at least 1")
+        resolved = path.resolve()
         if frontmatter is None:
-            skill_file = path / SKILL_FILE
-            if not skill_file.is_file():
-                raise SkillError(f"skill directory {str(path)!r} has no {SKILL_FILE} file")
-            try:
-                text = skill_file.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError) as error:
-                raise SkillError(f"cannot read {skill_file}: {error}") from None
-            frontmatter, body = parse_skill_markdown(text)
+            frontmatter, body = _read_skill_markdown(resolved)
             content = body if content is None else content
         elif content is None:
             raise SkillError("a FileSkill given frontmatter= needs content= too")
-        if frontmatter.name != path.resolve().name:
+        if frontmatter.name != resolved.name:
             raise SkillError(
                 f"skill name {frontmatter.name!r} must match its directory name "
-                f"{path.resolve().name!r}; rename one of them"
+                f"{resolved.name!r}; rename one of them"
             )
         self.frontmatter = frontmatter
         self.content = content
-        self._directory = path.resolve()
+        self.max_resource_bytes = max_resource_bytes
+        self._directory = resolved
         self._set_parts(
             [
-                SkillResource(name, function=_file_reader(self._directory, name))
+                SkillResource(name, function=self._reader(name))
                 for folder in RESOURCE_FOLDERS
-                for name in _files(self._directory, folder)
+                for name in list_skill_files(resolved, folder)
             ],
-            [SkillScript(name, path=name) for name in _files(self._directory, SCRIPT_FOLDER)],
+            [SkillScript(name, path=name) for name in list_skill_files(resolved, SCRIPT_FOLDER)],
         )
 
     @property
     def directory(self) -> Path:
         return self._directory
 
+    def _reader(self, name: str) -> Callable[[], Awaitable[str]]:
+        async def read() -> str:
+            return await asyncio.to_thread(self._read_resource, name)
 
-def contained_path(root: Path, relative: str | Path) -> Path:
-    """`relative` resolved under `root`, refusing a path that leads outside it.
+        return read
 
-    Raises:
-        SkillError: The path leads outside `root` (through `..` or a symbolic link).
-    """
-    base = root.resolve()
-    resolved = (base / relative).resolve()
-    if resolved != base and base not in resolved.parents:
-        raise SkillError(
-            f"{str(relative)!r} leads outside the skill directory {str(base)!r}; "
-            "skills may only use their own files"
-        )
-    return resolved
-
-
-def _files(root: Path, folder: str) -> list[str]:
-    """Relative names of the regular files under `root/folder`, hidden ones left out."""
-    top = root / folder
-    if not top.is_dir():
-        return []
-    names: list[str] = []
-    for path in sorted(top.rglob("*")):
-        relative = path.relative_to(root)
-        if any(part.startswith(".") or part == "__pycache__" for part in relative.parts):
-            continue
+    def _read_resource(self, name: str) -> str:
         try:
-            resolved = contained_path(root, relative)
+            data = read_skill_file(self._directory, name, max_bytes=self.max_resource_bytes)
         except SkillError as error:
-            logger.warning("skipping %s: %s", path, error)
-            continue
-        if resolved.is_file():
-            names.append(relative.as_posix())
-    return names
-
-
-def _file_reader(root: Path, name: str) -> Callable[[], str]:
-    def read() -> str:
-        path = contained_path(root, name)
-        data = path.read_bytes()
+            raise SkillError(f"cannot read resource {name!r}: {error}") from None
         try:
             return data.decode("utf-8")
         except UnicodeDecodeError:
             return f"[{name} is a binary file of {len(data)} bytes; it cannot be shown as text]"
 
-    return read
+
+def _read_skill_markdown(directory: Path) -> tuple[SkillFrontmatter, str]:
+    try:
+        data = read_skill_file(directory, SKILL_FILE, max_bytes=MAX_SKILL_FILE_BYTES)
+    except SkillError as error:
+        if not os.path.lexists(directory / SKILL_FILE):
+            raise SkillError(
+                f"skill directory {str(directory)!r} has no {SKILL_FILE} file"
+            ) from None
+        raise SkillError(f"cannot read {directory / SKILL_FILE}: {error}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise SkillError(f"{directory / SKILL_FILE} is not UTF-8 text: {error}") from None
+    return parse_skill_markdown(text)

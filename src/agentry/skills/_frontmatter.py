@@ -117,6 +117,8 @@ def parse_skill_markdown(text: str) -> tuple[SkillFrontmatter, str]:
         data: Any = yaml.safe_load("".join(lines[1:end]))
     except yaml.YAMLError as error:
         raise SkillError(f"SKILL.md frontmatter is not valid YAML: {error}") from None
+    except RecursionError:
+        raise SkillError("SKILL.md frontmatter is nested too deeply to read; flatten it") from None
     if not isinstance(data, dict):
         raise SkillError("SKILL.md frontmatter must be a YAML mapping of fields")
     frontmatter = SkillFrontmatter.from_mapping(cast("dict[str, Any]", data))

@@ -15,6 +15,7 @@ from agentry.skills._errors import SkillError
 from agentry.skills._runner import SkillScriptRunner, SubprocessScriptRunner
 from agentry.skills._script import ScriptArguments
 from agentry.skills._skill import Skill
+from agentry.skills._skill_files import DEFAULT_MAX_RESOURCE_BYTES
 from agentry.tools import FunctionTool
 
 if TYPE_CHECKING:
@@ -46,6 +47,8 @@ class SkillsProvider(ContextProvider):
         script_runner: Runs script files; by default a :class:`SubprocessScriptRunner`.
         require_script_approval: Hold every script run for the user's approval.
         max_depth: How deep below each folder skills are looked for.
+        max_resource_bytes: The largest resource file a found skill reads (1 MiB by
+            default); a larger one gives the model an error naming the limit.
         source_id: The provider's id in sessions.
 
     Raises:
@@ -66,12 +69,15 @@ class SkillsProvider(ContextProvider):
         script_runner: SkillScriptRunner | None = None,
         require_script_approval: bool = True,
         max_depth: int = DEFAULT_MAX_DEPTH,
+        max_resource_bytes: int = DEFAULT_MAX_RESOURCE_BYTES,
         source_id: str | None = None,
     ) -> None:
         super().__init__(source_id)
         if isinstance(skill_directories, (str, Path)):
             skill_directories = [skill_directories]
-        found = discover_skills(skill_directories or [], max_depth=max_depth)
+        found = discover_skills(
+            skill_directories or [], max_depth=max_depth, max_resource_bytes=max_resource_bytes
+        )
         self._skills: dict[str, Skill] = {}
         for skill in [*skills, *found]:
             _add(self._skills, skill)
@@ -130,8 +136,8 @@ class SkillsProvider(ContextProvider):
     async def read_skill_resource(self, skill: str, resource: str) -> Any:
         """The content of one of a skill's resources.
 
-        A resource that refuses to be read (a file now linking outside its skill, say) gives
-        an error text rather than raising.
+        A resource that refuses to be read (a file now a link or a FIFO, or one over the
+        size limit, say) gives an error text rather than raising.
 
         Raises:
             ToolArgumentsError: There is no such skill or resource.

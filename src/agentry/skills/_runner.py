@@ -5,16 +5,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import shutil
 import signal
-import sys
+import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from agentry.skills._errors import SkillError, SkillScriptError
-from agentry.skills._file_skill import contained_path
+from agentry.skills._errors import SkillScriptError
+from agentry.skills._script_launch import ScriptLaunch, prepare_launch
 
 if TYPE_CHECKING:
     from agentry.skills._script import SkillScript
@@ -71,10 +69,12 @@ class SubprocessScriptRunner:
     """Runs script files as subprocesses: no shell, in the skill directory, bounded.
 
     `.py` files run with this Python (`sys.executable`), `.sh` files with bash, and other
-    files directly (they must be executable). The process gets a minimal environment
-    (`PATH`, a UTF-8 locale, and `env`), no standard input, and its own process group,
-    which is killed when the time limit passes. A script path leading outside the skill
-    directory (`..`, a symbolic link) is refused before anything runs.
+    files directly (they must be executable). The script file is opened below the skill
+    directory without following links, and the process runs what was opened, so a path
+    leading outside (`..`, a symbolic link, even one swapped in meanwhile) never runs.
+    The process gets a minimal environment (`PATH`, a UTF-8 locale, and `env`), no
+    standard input, and its own process group, which is killed when the time limit
+    passes; the run then returns at once, its output so far kept. Needs a POSIX system.
 
     Args:
         timeout: Seconds a script may run.
@@ -107,88 +107,52 @@ class SubprocessScriptRunner:
         """Run `script` with `args` and return its exit code and output.
 
         Raises:
-            SkillScriptError: The script is not a file of the skill's directory, or cannot
-                be started.
+            SkillScriptError: The script is not a regular file of the skill's directory,
+                an argument cannot go on a command line, or the script cannot be started.
         """
-        command, directory = self.command(skill, script, args)
+        launch = prepare_launch(skill, script, args)
         try:
-            process = await asyncio.create_subprocess_exec(
-                *command,
-                cwd=directory,
+            return await self._run(script.name, launch)
+        finally:
+            os.close(launch.script_fd)
+
+    async def _run(self, name: str, launch: ScriptLaunch) -> SkillScriptResult:
+        loop = asyncio.get_running_loop()
+        output = _ScriptOutput(self.max_output_bytes, loop.create_future())
+        try:
+            transport, _ = await loop.subprocess_exec(
+                lambda: output,
+                *launch.argv,
+                executable=launch.executable,
+                cwd=launch.cwd,
                 env=self._environment(),
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-                start_new_session=sys.platform != "win32",
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+                pass_fds=(launch.script_fd,),
             )
         except OSError as error:
-            raise SkillScriptError(f"cannot start script {script.name!r}: {error}") from None
-        assert process.stdout is not None
-        assert process.stderr is not None
-        stdout = _CappedOutput(self.max_output_bytes)
-        stderr = _CappedOutput(self.max_output_bytes)
+            raise SkillScriptError(f"cannot start script {name!r}: {error}") from None
         timed_out = False
         try:
-            await asyncio.wait_for(
-                asyncio.gather(
-                    stdout.drain(process.stdout), stderr.drain(process.stderr), process.wait()
-                ),
-                self.timeout,
-            )
-        except asyncio.TimeoutError:
-            timed_out = True
-            _kill(process)
-            with contextlib.suppress(asyncio.TimeoutError):
-                # A process that left the group may still hold the pipes; do not wait on it.
-                await asyncio.wait_for(process.wait(), _REAP_SECONDS)
+            if not await output.finished_within(self.timeout):
+                timed_out = True
+                _kill_group(transport.get_pid())
+                # Whatever left the group may still hold the pipes: do not wait on it long.
+                await output.finished_within(_REAP_SECONDS)
         except BaseException:
-            _kill(process)
+            _kill_group(transport.get_pid())
             raise
+        finally:
+            transport.close()
         return SkillScriptResult(
-            exit_code=process.returncode,
-            stdout=stdout.text(),
-            stderr=stderr.text(),
+            exit_code=transport.get_returncode(),
+            stdout=output.stdout.text(),
+            stderr=output.stderr.text(),
             timed_out=timed_out,
-            truncated=stdout.dropped > 0 or stderr.dropped > 0,
+            truncated=output.stdout.dropped > 0 or output.stderr.dropped > 0,
         )
-
-    def command(
-        self, skill: Skill, script: SkillScript, args: Sequence[str]
-    ) -> tuple[list[str], Path]:
-        """The command line for `script` and the directory it runs in.
-
-        Raises:
-            SkillScriptError: The script is not a file inside the skill's directory.
-        """
-        directory = skill.directory
-        if script.path is None:
-            raise SkillScriptError(f"script {script.name!r} is inline; call it, do not run it")
-        if directory is None:
-            raise SkillScriptError(
-                f"skill {skill.name!r} has no directory, so its script file "
-                f"{str(script.path)!r} cannot be run"
-            )
-        try:
-            path = contained_path(directory, script.path)
-        except SkillError as error:
-            raise SkillScriptError(f"refusing script {script.name!r}: {error}") from None
-        if not path.is_file():
-            raise SkillScriptError(f"script {script.name!r} is not a file at {path}")
-        arguments = [str(a) for a in args]
-        suffix = path.suffix.lower()
-        if suffix == ".py":
-            return [sys.executable, str(path), *arguments], directory.resolve()
-        if suffix == ".sh":
-            bash = shutil.which("bash")
-            if bash is None:
-                raise SkillScriptError(f"script {script.name!r} needs bash, which is not on PATH")
-            return [bash, str(path), *arguments], directory.resolve()
-        if not os.access(path, os.X_OK):
-            raise SkillScriptError(
-                f"script {script.name!r} is not executable; mark it executable or use a "
-                ".py or .sh file"
-            )
-        return [str(path), *arguments], directory.resolve()
 
     def _environment(self) -> dict[str, str]:
         env = {
@@ -197,28 +161,46 @@ class SubprocessScriptRunner:
             "LC_ALL": "C.UTF-8",
             "PYTHONIOENCODING": "utf-8",
         }
-        if sys.platform == "win32":  # Windows processes need these to start at all
-            for name in ("SYSTEMROOT", "TEMP", "TMP"):
-                if name in os.environ:
-                    env[name] = os.environ[name]
         env.update(self.env)
         return env
 
 
+class _ScriptOutput(asyncio.SubprocessProtocol):
+    """Collects a script's output as it comes (never pausing the pipes, so a killed
+    script's pipes always reach their end) and tells when the script is done."""
+
+    def __init__(self, limit: int, finished: asyncio.Future[None]) -> None:
+        self.stdout = _CappedOutput(limit)
+        self.stderr = _CappedOutput(limit)
+        self._finished = finished
+
+    def pipe_data_received(self, fd: int, data: bytes) -> None:
+        (self.stdout if fd == 1 else self.stderr).add(data)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        # called once the process has exited and both pipes are closed
+        if not self._finished.done():
+            self._finished.set_result(None)
+
+    async def finished_within(self, seconds: float) -> bool:
+        """Whether the script is done (exited, output closed) within `seconds`."""
+        done, _ = await asyncio.wait([self._finished], timeout=seconds)
+        return bool(done)
+
+
 class _CappedOutput:
-    """Keeps the first `limit` bytes of a stream and counts the rest while draining it."""
+    """Keeps the first `limit` bytes of a stream and counts the rest."""
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
         self.kept = bytearray()
         self.dropped = 0
 
-    async def drain(self, stream: asyncio.StreamReader) -> None:
-        while chunk := await stream.read(65536):
-            room = self.limit - len(self.kept)
-            if room > 0:
-                self.kept += chunk[:room]
-            self.dropped += max(0, len(chunk) - max(room, 0))
+    def add(self, chunk: bytes) -> None:
+        room = self.limit - len(self.kept)
+        if room > 0:
+            self.kept += chunk[:room]
+        self.dropped += max(0, len(chunk) - max(room, 0))
 
     def text(self) -> str:
         text = self.kept.decode("utf-8", errors="replace")
@@ -227,17 +209,11 @@ class _CappedOutput:
         return text
 
 
-def _kill(process: asyncio.subprocess.Process) -> None:
+def _kill_group(pid: int) -> None:
     """Kill the script and everything it started (its process group).
 
     The group is killed even when the script itself has ended: what it started in the
     background may still hold its output open.
     """
-    try:
-        if sys.platform == "win32":
-            if process.returncode is None:
-                process.kill()
-        else:
-            os.killpg(process.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(pid, signal.SIGKILL)
