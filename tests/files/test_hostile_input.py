@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -23,10 +24,28 @@ from agentry.files._walk import MAX_OPEN_FOLDERS
 
 
 @pytest.fixture(params=["memory", "disk"])
-def store(request: pytest.FixtureRequest, tmp_path: Path) -> AgentFileStore:
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[AgentFileStore]:
     if request.param == "memory":
-        return InMemoryAgentFileStore()
-    return FileSystemAgentFileStore(tmp_path / "root")
+        yield InMemoryAgentFileStore()
+        return
+    yield FileSystemAgentFileStore(tmp_path / "root")
+    _remove_tree(tmp_path / "root")
+
+
+def _remove_tree(root: Path) -> None:
+    """Remove a tree too deep for the recursive `shutil.rmtree` of Python 3.11 (which
+    pytest uses to clean up its temporary folders), deepest folders first."""
+    folders = [root]
+    pending = [root]
+    while pending:
+        for entry in os.scandir(pending.pop()):
+            if entry.is_dir(follow_symlinks=False):
+                folders.append(Path(entry.path))
+                pending.append(Path(entry.path))
+            else:
+                os.unlink(entry.path)
+    for folder in reversed(folders):
+        os.rmdir(folder)
 
 
 # region special files and deep trees
