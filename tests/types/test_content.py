@@ -125,7 +125,9 @@ def test_an_approval_holds_a_function_call_and_nothing_deeper() -> None:
     call = {"type": "function_call", "call_id": "1", "name": "f"}
     request = {"type": "function_approval_request", "id": "1", "function_call": call}
     assert Content.from_dict(request).function_call == Content.from_dict(call)
-    with pytest.raises(SerializationError, match="'function_call.type' should be 'function_call'"):
+    with pytest.raises(
+        SerializationError, match=r"'function_call\.type' should be 'function_call'"
+    ):
         Content.from_dict({**request, "function_call": {"type": "text", "text": "x"}})
     nested = {**call, "function_call": call}
     with pytest.raises(SerializationError, match=r"unknown content fields \['function_call\."):
