@@ -247,3 +247,16 @@ async def test_sqlite_rows_that_are_not_messages_are_history_store_errors(tmp_pa
         ):
             await provider.get_messages("s")
         await provider.close()
+
+
+async def test_a_file_that_is_not_a_database_is_a_history_store_error(tmp_path: Path) -> None:
+    (tmp_path / "h.db").write_bytes(b"not a database " * 100)
+    provider = SQLiteHistoryProvider(tmp_path / "h.db")
+    try:
+        with pytest.raises(HistoryStoreError, match="cannot open the history table"):
+            await provider.get_messages("s")
+        with pytest.raises(HistoryStoreError, match="cannot open the history table"):
+            await provider.save_messages("s", [Message("user", ["hi"])])
+    finally:
+        await provider.close()
+    assert (tmp_path / "h.db").read_bytes() == b"not a database " * 100

@@ -88,8 +88,15 @@ class SQLHistoryProvider(HistoryProvider):
                     Column("message", Text, nullable=False),
                     Index(f"ix_{self._table_name}_session", "session_id", "id"),
                 )
-                async with self._engine.begin() as connection:
-                    await connection.run_sync(metadata.create_all)
+                from sqlalchemy.exc import SQLAlchemyError
+
+                try:
+                    async with self._engine.begin() as connection:
+                        await connection.run_sync(metadata.create_all)
+                except SQLAlchemyError as error:
+                    raise HistoryStoreError(
+                        f"cannot open the history table {self._table_name!r}: {error}"
+                    ) from error
                 self._table = table
         assert self._engine is not None
         assert self._table is not None
