@@ -434,3 +434,19 @@ def test_checkpoint_json_nested_too_deeply_is_refused() -> None:
     text = WorkflowCheckpoint(workflow_name="w", graph_signature="g").to_json()
     with pytest.raises(WorkflowCheckpointException, match="nested too deeply"):
         WorkflowCheckpoint.from_json(text.replace('"messages": []', f'"messages": {deep}'))
+
+
+async def test_a_file_that_is_not_a_database_is_a_checkpoint_error(tmp_path: Path) -> None:
+    (tmp_path / "c.db").write_bytes(b"not a database " * 100)
+    sql = SQLCheckpointStorage(f"sqlite+aiosqlite:///{tmp_path / 'c.db'}")
+    sqlite = SQLiteCheckpointStorage(tmp_path / "c.db")
+    try:
+        for storage, problem in ((sql, "cannot open the checkpoint table"), (sqlite, "cannot")):
+            with pytest.raises(WorkflowCheckpointException, match=problem):
+                await storage.list_checkpoints(workflow_name="w")
+            with pytest.raises(WorkflowCheckpointException, match=problem):
+                await storage.save(WorkflowCheckpoint(workflow_name="w", graph_signature="g"))
+    finally:
+        await sql.close()
+        await sqlite.close()
+    assert (tmp_path / "c.db").read_bytes() == b"not a database " * 100
