@@ -81,11 +81,10 @@ def _release_readers(fifo: Path) -> None:
         os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
 
 
-async def test_temporary_files_of_killed_saves_are_removed_by_the_next_save(
+async def test_temporary_files_of_killed_saves_are_removed_by_the_next_storage(
     tmp_path: Path,
 ) -> None:
-    storage = FileCheckpointStorage(tmp_path)
-    await _saved(storage, 1)
+    await _saved(FileCheckpointStorage(tmp_path), 1)
     # What a save killed between writing and renaming leaves behind.
     abandoned = tmp_path / ".tmp-abandoned.json"
     abandoned.write_text(_document()[:50])
@@ -95,12 +94,13 @@ async def test_temporary_files_of_killed_saves_are_removed_by_the_next_save(
     holder = os.open(in_progress, os.O_RDWR)
     try:
         fcntl.flock(holder, fcntl.LOCK_EX)
+        storage = FileCheckpointStorage(tmp_path)  # as in the process started next
         assert len(await storage.list_checkpoint_ids(workflow_name="w")) == 1
         await _saved(storage, 1)
         assert not abandoned.exists()
         assert in_progress.exists()
     finally:
         os.close(holder)
-    await _saved(storage, 1)
-    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
+    await _saved(FileCheckpointStorage(tmp_path), 1)
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
     assert len(await storage.list_checkpoint_ids(workflow_name="w")) == 3

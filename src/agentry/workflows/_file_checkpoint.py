@@ -32,8 +32,9 @@ class FileCheckpointStorage(CheckpointStorage):
 
     A save writes a temporary file and renames it over the target, so a crash mid-save
     leaves every earlier checkpoint as it was; the temporary files a killed save leaves
-    behind are removed by the next save. Files that are not readable checkpoints (stray
-    JSON, FIFOs, damaged files) are skipped with a warning when listing.
+    behind are removed by the first save of the next storage on the directory. Files that
+    are not readable checkpoints (stray JSON, FIFOs, damaged files) are skipped with a
+    warning when listing.
 
     Args:
         directory: The directory (created when missing).
@@ -44,6 +45,7 @@ class FileCheckpointStorage(CheckpointStorage):
 
     def __init__(self, directory: str | os.PathLike[str]) -> None:
         self.directory = Path(directory)
+        self._swept = False
 
     def _path(self, checkpoint_id: str) -> Path:
         if not _SAFE_ID.match(checkpoint_id) or checkpoint_id.startswith("."):
@@ -61,7 +63,9 @@ class FileCheckpointStorage(CheckpointStorage):
 
     def _write_atomically(self, path: Path, text: str) -> None:
         self.directory.mkdir(parents=True, exist_ok=True)
-        _remove_abandoned_temporary_files(self.directory)
+        if not self._swept:  # once: only a process that was killed leaves any behind
+            _remove_abandoned_temporary_files(self.directory)
+            self._swept = True
         fd, temp_name = _locked_temporary_file(self.directory)
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as file:
