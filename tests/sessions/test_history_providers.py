@@ -1,5 +1,7 @@
 import asyncio
 import json
+import logging
+import os
 import subprocess
 import sys
 import textwrap
@@ -23,11 +25,17 @@ async def _two_turns(provider: HistoryProvider) -> ScriptedChatClient:
     return client
 
 
-async def test_file_history_keeps_one_message_per_line(tmp_path: Path) -> None:
+async def test_file_history_keeps_each_turn_on_one_line(tmp_path: Path) -> None:
     client = await _two_turns(FileHistoryProvider(tmp_path))
     assert [m.text for m in client.calls[1].messages] == ["I am Ada.", "Hello Ada.", "Who am I?"]
     lines = (tmp_path / "s1.jsonl").read_text().splitlines()
-    assert [json.loads(line)["role"] for line in lines] == ["user", "assistant"] * 2
+    assert [[m["role"] for m in json.loads(line)] for line in lines] == [["user", "assistant"]] * 2
+
+
+async def test_a_single_message_is_saved_as_a_plain_object_line(tmp_path: Path) -> None:
+    provider = FileHistoryProvider(tmp_path)
+    await provider.save_messages("s", [Message("user", ["one"])])
+    assert json.loads((tmp_path / "s.jsonl").read_text()) == Message("user", ["one"]).to_dict()
 
 
 async def test_sqlite_history_survives_a_new_provider(tmp_path: Path) -> None:
@@ -112,3 +120,143 @@ async def test_an_unreadable_sqlite_row_is_a_clear_error(tmp_path: Path) -> None
     with pytest.raises(HistoryStoreError, match="is not a message"):
         await provider.get_messages("s")
     await provider.close()
+
+
+async def test_lines_that_are_json_but_not_messages_are_skipped_with_a_warning(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    provider = FileHistoryProvider(tmp_path)
+    await provider.save_messages("s", [Message("user", ["one"])])
+    deep = "[" * 5000 + "]" * 5000
+    with (tmp_path / "s.jsonl").open("a") as file:
+        file.write('{"role":"user","contents":[1]}\n')
+        file.write('{"role":"user","contents":5}\n')
+        file.write('{"role":"user","additional_properties":{"x":' + deep + "}}\n")
+        file.write("[7]\n")
+    await provider.save_messages("s", [Message("assistant", ["two"])])
+    with caplog.at_level(logging.WARNING, logger="agentry.sessions"):
+        messages = await provider.get_messages("s")
+    assert [m.text for m in messages] == ["one", "two"]
+    skipped = [r.getMessage() for r in caplog.records if "skipping corrupt line" in r.getMessage()]
+    assert [text.split(" of ")[0] for text in skipped] == [
+        f"skipping corrupt line {n}" for n in (2, 3, 4, 5)
+    ]
+    assert "'contents[0]' should be a valid dictionary" in skipped[0]
+    assert "nested too deeply" in skipped[2]
+
+
+async def test_a_save_cut_short_anywhere_is_read_back_whole_or_not_at_all(
+    tmp_path: Path,
+) -> None:
+    turn = [
+        Message("user", ["question"]),
+        Message("assistant", ["answer"]),
+        Message("user", ["ok"]),
+    ]
+    await FileHistoryProvider(tmp_path / "scratch").save_messages("s", turn)
+    written = (tmp_path / "scratch" / "s.jsonl").read_bytes()
+    provider = FileHistoryProvider(tmp_path / "history")
+    await provider.save_messages("s", [Message("user", ["before"])])
+    path = tmp_path / "history" / "s.jsonl"
+    before = path.read_bytes()
+    for cut in range(1, len(written) + 1):  # every point a kill could stop the write at
+        path.write_bytes(before + written[:cut])
+        texts = [m.text for m in await provider.get_messages("s")]
+        assert texts in (["before"], ["before", "question", "answer", "ok"]), cut
+
+
+async def test_a_writer_killed_mid_save_never_leaves_half_a_turn(tmp_path: Path) -> None:
+    writer = textwrap.dedent(
+        """
+        import asyncio, itertools, sys
+        from agentry import FileHistoryProvider, Message
+        async def main():
+            provider = FileHistoryProvider(sys.argv[1], fsync=False)
+            for turn in itertools.count(int(sys.argv[2])):
+                parts = [Message("user", [f"{turn}:{i}:" + "x" * 400_000]) for i in range(3)]
+                await provider.save_messages("s", parts)
+                print(turn, flush=True)
+        asyncio.run(main())
+        """
+    )
+    path = tmp_path / "s.jsonl"
+    for attempt in range(5):  # until a kill lands in the middle of a save
+        process = subprocess.Popen(
+            [sys.executable, "-c", writer, str(tmp_path), str(attempt * 1000)],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert process.stdout is not None
+        process.stdout.readline()  # a first turn is saved
+        deadline = time.monotonic() + 5  # a hang guard only
+        while time.monotonic() < deadline and _ends_a_line(path):
+            pass
+        process.kill()  # as soon as a save has started writing, or at the guard
+        process.wait()
+        process.stdout.close()
+        if not _ends_a_line(path):
+            break
+    messages = await FileHistoryProvider(tmp_path).get_messages("s")
+    turns: dict[str, list[str]] = {}
+    for message in messages:
+        turn, part, _ = message.text.split(":", 2)
+        turns.setdefault(turn, []).append(part)
+    assert turns
+    assert all(parts == ["0", "1", "2"] for parts in turns.values())
+
+
+def _ends_a_line(path: Path) -> bool:
+    with path.open("rb") as file:
+        file.seek(-1, os.SEEK_END)
+        return file.read(1) == b"\n"
+
+
+async def test_messages_that_are_not_json_are_refused_before_anything_is_written(
+    tmp_path: Path,
+) -> None:
+    odd = Message("user", ["hi"], additional_properties={"when": object()})
+    file_history = FileHistoryProvider(tmp_path)
+    sqlite_history = SQLiteHistoryProvider(tmp_path / "h.db")
+    try:
+        for provider in (file_history, sqlite_history):
+            with pytest.raises(HistoryStoreError, match="cannot store a 'user' message"):
+                await provider.save_messages("s", [Message("user", ["fine"]), odd])
+            assert await provider.get_messages("s") == []
+    finally:
+        await sqlite_history.close()
+
+
+async def test_sqlite_rows_that_are_not_messages_are_history_store_errors(tmp_path: Path) -> None:
+    import sqlite3
+
+    deep = "[" * 5000 + "]" * 5000
+    rows = {
+        '{"role":"user","contents":5}': "field 'contents' should be a valid list",
+        '{"role":"user","contents":[1]}': r"field 'contents\[0\]' should be a valid dictionary",
+        '{"role":"user","additional_properties":{"x":' + deep + "}}": "nested too deeply",
+    }
+    for number, (row, problem) in enumerate(rows.items()):
+        provider = SQLiteHistoryProvider(tmp_path / f"h{number}.db")
+        await provider.save_messages("s", [Message("user", ["ok"])])
+        with sqlite3.connect(tmp_path / f"h{number}.db") as connection:
+            connection.execute(
+                "INSERT INTO agentry_messages (session_id, message) VALUES ('s', ?)", (row,)
+            )
+        with pytest.raises(
+            HistoryStoreError, match=f"row 2 of session 's' is not a message: .*{problem}"
+        ):
+            await provider.get_messages("s")
+        await provider.close()
+
+
+async def test_a_file_that_is_not_a_database_is_a_history_store_error(tmp_path: Path) -> None:
+    (tmp_path / "h.db").write_bytes(b"not a database " * 100)
+    provider = SQLiteHistoryProvider(tmp_path / "h.db")
+    try:
+        with pytest.raises(HistoryStoreError, match="cannot open the history table"):
+            await provider.get_messages("s")
+        with pytest.raises(HistoryStoreError, match="cannot open the history table"):
+            await provider.save_messages("s", [Message("user", ["hi"])])
+    finally:
+        await provider.close()
+    assert (tmp_path / "h.db").read_bytes() == b"not a database " * 100

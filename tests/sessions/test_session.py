@@ -35,9 +35,11 @@ def test_a_session_from_a_newer_version_is_refused_clearly() -> None:
 
 
 def test_malformed_session_dicts_are_refused() -> None:
-    with pytest.raises(SessionError, match="non-empty 'session_id'"):
+    with pytest.raises(SessionError, match="field 'session_id' is missing"):
         AgentSession.from_dict({"version": 1, "state": {}})
-    with pytest.raises(SessionError, match="'state' must be an object"):
+    with pytest.raises(SessionError, match="non-empty 'session_id'"):
+        AgentSession.from_dict({"version": 1, "session_id": "", "state": {}})
+    with pytest.raises(SessionError, match="field 'state' should be a valid dictionary"):
         AgentSession.from_dict({"session_id": "s", "state": [1]})
 
 
@@ -93,3 +95,48 @@ async def test_context_providers_add_instructions_messages_and_tools() -> None:
     assert [m.text for m in call.messages[1:]] == ["(it is morning)", "Hi"]
     assert call.tool_names == ["clock"]
     assert session.state["ClockProvider"] == {"runs": 1, "last_answer": "Good morning."}
+
+
+_BAD_STATES: list[tuple[dict[str, Any], str]] = [
+    ({"in_memory": "x"}, r"'in_memory' \(an in-memory history\) must be an object"),
+    (
+        {"in_memory": {"messages": [{"role": "user", "contents": []}]}},
+        "must hold a list of messages",
+    ),
+    ({"in_memory": {"messages": "hi"}}, "must hold a list of messages"),
+    ({"x": {"__agentry_type__": "message"}}, r"state\.x: the message stored there has no"),
+    ({"x": {"__agentry_type__": ["message"]}}, r"state\.x holds an unregistered type"),
+    (
+        {"x": [{"__agentry_type__": "message", "value": {"role": "user", "contents": 5}}]},
+        r"state\.x\[0\]: the message stored there cannot be restored: .*'contents'",
+    ),
+]
+
+
+@pytest.mark.parametrize(("state", "problem"), _BAD_STATES)
+def test_malformed_session_state_is_refused_on_restore(state: dict[str, Any], problem: str) -> None:
+    with pytest.raises(SessionError, match=problem):
+        AgentSession.from_dict({"session_id": "s", "state": state})
+
+
+def test_wrongly_typed_session_fields_are_refused() -> None:
+    with pytest.raises(SessionError, match="field 'session_id' should be a valid string"):
+        AgentSession.from_dict({"session_id": 5})
+    with pytest.raises(SessionError, match="field 'service_session_id'"):
+        AgentSession.from_dict({"session_id": "s", "service_session_id": ["x"]})
+
+
+def test_session_state_nested_too_deeply_is_a_session_error() -> None:
+    deep: Any = []
+    for _ in range(5000):
+        deep = [deep]
+    with pytest.raises(SessionError, match="nested too deeply"):
+        AgentSession.from_dict({"session_id": "s", "state": {"x": deep}})
+
+
+async def test_a_damaged_in_memory_history_stops_the_run_with_a_session_error() -> None:
+    agent = Agent(client=ScriptedChatClient(["never sent"]))
+    session = agent.create_session()
+    session.state["in_memory"] = {"messages": "not a list"}
+    with pytest.raises(SessionError, match="must hold a list of messages"):
+        await agent.run("hi", session=session)

@@ -1,6 +1,7 @@
 import pytest
 
-from agentry import Content
+from agentry import Agent, Content, tool
+from agentry.clients.scripted import ScriptedChatClient
 from agentry.errors import ContentError, SerializationError
 
 
@@ -95,3 +96,63 @@ def test_streamed_text_and_call_arguments_merge() -> None:
     rest = Content.from_function_call(call_id="1", name="add", arguments=": 2}")
     assert call.merge(rest).parse_arguments() == {"a": 2}
     assert not call.can_merge(Content.from_function_call(call_id="2", name="add"))
+
+
+@pytest.mark.parametrize(
+    ("data", "problem"),
+    [
+        ({"type": "text", "text": {"a": 1}}, "field 'text' should be a valid string, not a dict"),
+        ({"type": "function_call", "call_id": ["1"]}, "field 'call_id' should be a valid string"),
+        (
+            {"type": "function_call", "name": "f", "arguments": [1, 2]},
+            "field 'arguments' should be a valid string or a valid dictionary, not a list",
+        ),
+        ({"type": "text", "additional_properties": "x"}, "field 'additional_properties'"),
+        ({"type": "function_approval_response", "approved": "yes"}, "field 'approved'"),
+        ({"type": "usage", "usage_details": 3}, "field 'usage_details'"),
+        ({"text": "hi"}, "field 'type' is missing"),
+        ("text", "a content must be a JSON object, not 'text'"),
+    ],
+)
+def test_wrongly_typed_content_fields_are_refused_naming_the_field(
+    data: object, problem: str
+) -> None:
+    with pytest.raises(SerializationError, match=problem):
+        Content.from_dict(data)  # type: ignore[arg-type]
+
+
+def test_an_approval_holds_a_function_call_and_nothing_deeper() -> None:
+    call = {"type": "function_call", "call_id": "1", "name": "f"}
+    request = {"type": "function_approval_request", "id": "1", "function_call": call}
+    assert Content.from_dict(request).function_call == Content.from_dict(call)
+    with pytest.raises(
+        SerializationError, match=r"'function_call\.type' should be 'function_call'"
+    ):
+        Content.from_dict({**request, "function_call": {"type": "text", "text": "x"}})
+    nested = {**call, "function_call": call}
+    with pytest.raises(SerializationError, match=r"unknown content fields \['function_call\."):
+        Content.from_dict({**request, "function_call": nested})
+
+
+def test_deeply_nested_call_arguments_are_a_content_error() -> None:
+    deep = '{"a":' + "[" * 5000 + "]" * 5000 + "}"
+    call = Content.from_function_call(call_id="1", name="f", arguments=deep)
+    with pytest.raises(ContentError, match="arguments of the call to 'f' are nested too deeply"):
+        call.parse_arguments()
+
+
+async def test_deeply_nested_call_arguments_reach_the_model_as_an_error_result() -> None:
+    @tool
+    def echo(text: str) -> str:
+        """Echo the text."""
+        return text
+
+    deep = '{"text":' + "[" * 1500 + "]" * 1500 + "}"
+    client = ScriptedChatClient(
+        [ScriptedChatClient.function_call("echo", deep, call_id="c1"), "Sorry, let me retry."]
+    )
+    response = await Agent(client=client, tools=[echo]).run("go")
+    assert response.text == "Sorry, let me retry."
+    result = client.calls[1].messages[-1].contents[0]
+    assert (result.type, result.call_id) == ("function_result", "c1")
+    assert "nested too deeply" in str(result.result)

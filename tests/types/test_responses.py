@@ -31,7 +31,7 @@ def test_message_round_trips_through_json() -> None:
 
 
 def test_message_from_dict_rejects_bad_input() -> None:
-    with pytest.raises(SerializationError, match="needs a string 'role'"):
+    with pytest.raises(SerializationError, match="field 'role' is missing"):
         Message.from_dict({"contents": []})
     with pytest.raises(SerializationError, match="not valid JSON"):
         Message.from_json("{")
@@ -122,6 +122,53 @@ def test_responses_round_trip_through_json() -> None:
 def test_unknown_response_fields_are_refused() -> None:
     with pytest.raises(SerializationError, match="unknown ChatResponse fields"):
         ChatResponse.from_dict({"messages": [], "surprise": 1})
+
+
+@pytest.mark.parametrize(
+    ("data", "problem"),
+    [
+        ({"role": "user", "contents": ["hi"]}, "field 'contents\\[0\\]' should be a valid dict"),
+        ({"role": "user", "contents": 5}, "field 'contents' should be a valid list, not 5"),
+        (
+            {"role": "user", "contents": [{"type": "text", "text": 1}]},
+            "field 'contents\\[0\\].text' should be a valid string, not 1",
+        ),
+        ({"role": 7}, "field 'role' should be a valid string, not 7"),
+        ({"role": "user", "author_name": ["bot"]}, "field 'author_name'"),
+    ],
+)
+def test_wrongly_typed_message_fields_are_refused_naming_the_field(
+    data: dict[str, object], problem: str
+) -> None:
+    with pytest.raises(SerializationError, match=f"the message is malformed: {problem}"):
+        Message.from_dict(data)
+
+
+def test_wrongly_typed_response_and_update_fields_are_refused() -> None:
+    with pytest.raises(SerializationError, match="field 'messages' should be a valid list"):
+        AgentResponse.from_dict({"messages": 1})
+    with pytest.raises(SerializationError, match=r"field 'messages\[0\]\.role' is missing"):
+        ChatResponse.from_dict({"messages": [{"contents": []}]})
+    with pytest.raises(SerializationError, match="field 'agent_id' should be a valid string"):
+        AgentResponseUpdate.from_dict({"contents": [], "agent_id": {"id": 1}})
+    with pytest.raises(SerializationError, match=r"field 'contents\[0\]\.name'"):
+        ChatResponseUpdate.from_dict({"contents": [{"type": "function_call", "name": 1}]})
+    with pytest.raises(SerializationError, match="must be a JSON object, not 3"):
+        ChatResponseUpdate.from_json("3")
+
+
+def test_many_wrong_fields_are_summarised() -> None:
+    content = {"type": "text", "text": 1, "uri": 2, "name": 3, "id": 4, "message": 5}
+    with pytest.raises(SerializationError, match=r"field 'contents\[0\]\.name'.* \(and 2 more\)$"):
+        Message.from_dict({"role": "user", "contents": [content]})
+
+
+def test_json_nested_too_deeply_is_a_serialization_error() -> None:
+    deep = "[" * 5000 + "]" * 5000
+    with pytest.raises(SerializationError, match="nested too deeply"):
+        Message.from_json('{"role": "user", "additional_properties": {"x": ' + deep + "}}")
+    with pytest.raises(SerializationError, match="nested too deeply"):
+        AgentResponse.from_json('{"messages": ' + deep + "}")
 
 
 class Weather(BaseModel):

@@ -392,3 +392,61 @@ def _listing(directory: Path) -> list[str]:
 
 def _read(path: Path) -> str:
     return path.read_text()
+
+
+def test_optional_checkpoint_fields_may_be_absent() -> None:
+    data = WorkflowCheckpoint(workflow_name="w", graph_signature="g").to_dict()
+    for optional in ("previous_checkpoint_id", "run_id", "messages", "state", "metadata"):
+        del data[optional]
+    restored = WorkflowCheckpoint.from_dict(data)
+    assert (restored.previous_checkpoint_id, restored.run_id, restored.messages) == (None, "", [])
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "problem"),
+    [
+        ("iteration_count", -5, "'iteration_count' should be a count of supersteps"),
+        ("iteration_count", True, "'iteration_count' should be a valid integer, not True"),
+        ("iteration_count", 1e999, "'iteration_count' should be a valid integer, not inf"),
+        ("timestamp", None, "'timestamp' should be a valid string, not None"),
+        ("state", [], "'state' should be a valid dictionary"),
+        ("checkpoint_id", 7, "'checkpoint_id' should be a valid string, not 7"),
+        ("extra", 1, r"unknown checkpoint fields \['extra'\]"),
+    ],
+)
+def test_wrongly_typed_checkpoint_fields_are_refused_naming_the_field(
+    field: str, value: object, problem: str
+) -> None:
+    data = {**WorkflowCheckpoint(workflow_name="w", graph_signature="g").to_dict(), field: value}
+    with pytest.raises(WorkflowCheckpointException, match=f"checkpoint is malformed: .*{problem}"):
+        WorkflowCheckpoint.from_dict(data)
+
+
+def test_a_required_checkpoint_field_that_is_missing_is_named() -> None:
+    data = WorkflowCheckpoint(workflow_name="w", graph_signature="g").to_dict()
+    del data["graph_signature"]
+    with pytest.raises(WorkflowCheckpointException, match="field 'graph_signature' is missing"):
+        WorkflowCheckpoint.from_dict(data)
+
+
+def test_checkpoint_json_nested_too_deeply_is_refused() -> None:
+    deep = "[" * 100_000 + "]" * 100_000
+    text = WorkflowCheckpoint(workflow_name="w", graph_signature="g").to_json()
+    with pytest.raises(WorkflowCheckpointException, match="nested too deeply"):
+        WorkflowCheckpoint.from_json(text.replace('"messages": []', f'"messages": {deep}'))
+
+
+async def test_a_file_that_is_not_a_database_is_a_checkpoint_error(tmp_path: Path) -> None:
+    (tmp_path / "c.db").write_bytes(b"not a database " * 100)
+    sql = SQLCheckpointStorage(f"sqlite+aiosqlite:///{tmp_path / 'c.db'}")
+    sqlite = SQLiteCheckpointStorage(tmp_path / "c.db")
+    try:
+        for storage, problem in ((sql, "cannot open the checkpoint table"), (sqlite, "cannot")):
+            with pytest.raises(WorkflowCheckpointException, match=problem):
+                await storage.list_checkpoints(workflow_name="w")
+            with pytest.raises(WorkflowCheckpointException, match=problem):
+                await storage.save(WorkflowCheckpoint(workflow_name="w", graph_signature="g"))
+    finally:
+        await sql.close()
+        await sqlite.close()
+    assert (tmp_path / "c.db").read_bytes() == b"not a database " * 100

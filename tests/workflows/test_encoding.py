@@ -122,3 +122,69 @@ def test_data_that_does_not_fit_its_type_is_refused() -> None:
 def test_registration_needs_an_encodable_class() -> None:
     with pytest.raises(TypeError, match="cannot be stored in a checkpoint"):
         register_checkpoint_type(Secret)
+
+
+@dataclass
+class Reading:
+    count: int
+    score: float = 0
+    scores: list[float] = field(default_factory=lambda: [1, 2.5])
+    note: str | None = None
+    seen: int = field(default=0, init=False)
+
+
+def test_dataclasses_restore_with_ints_in_float_fields_and_their_non_init_fields() -> None:
+    registry = CheckpointTypeRegistry([Reading])
+    reading = Reading(3)
+    reading.seen = 7
+    restored = roundtrip(registry, reading)
+    assert restored == reading
+    assert restored.seen == 7
+
+
+def _stored_reading(**fields: Any) -> dict[str, Any]:
+    registry = CheckpointTypeRegistry([Reading])
+    data = registry.encode(Reading(3))
+    data["value"].update(fields)
+    return data
+
+
+@pytest.mark.parametrize(
+    ("fields", "problem"),
+    [
+        (
+            {"__dict__": {"count": "x"}},
+            r"names fields that Reading does not declare: \['__dict__'\]",
+        ),
+        ({"__class__": "str"}, "does not declare"),
+        ({"count": "not a number"}, "its field 'count' should be int, not str"),
+        ({"scores": [1, "two"]}, "its field 'scores' should be list\\[float\\], not list"),
+        ({"note": 5}, "its field 'note' should be"),
+    ],
+)
+def test_stored_dataclasses_set_only_declared_fields_of_their_types(
+    fields: dict[str, Any], problem: str
+) -> None:
+    registry = CheckpointTypeRegistry([Reading])
+    with pytest.raises(WorkflowCheckpointException, match=problem):
+        registry.decode(_stored_reading(**fields))
+
+
+@pytest.mark.parametrize("value", ["!!!", "aGk", 5, None])
+def test_a_bytes_marker_must_hold_valid_base64(value: object) -> None:
+    with pytest.raises(
+        WorkflowCheckpointException, match=r"the bytes stored at \$ cannot be restored"
+    ):
+        CheckpointTypeRegistry().decode({TYPE_KEY: "bytes", "value": value})
+    assert CheckpointTypeRegistry().decode({TYPE_KEY: "bytes", "value": "aGk="}) == b"hi"
+
+
+def test_values_nested_too_deeply_are_checkpoint_errors() -> None:
+    deep: Any = "leaf"
+    for _ in range(5000):
+        deep = [deep]
+    registry = CheckpointTypeRegistry()
+    with pytest.raises(WorkflowCheckpointException, match="nested too deeply"):
+        registry.encode({"state": deep})
+    with pytest.raises(WorkflowCheckpointException, match="nested too deeply"):
+        registry.decode({"state": deep})

@@ -1,21 +1,21 @@
-"""`FileHistoryProvider`: one JSON Lines file per session, one message per line."""
+"""`FileHistoryProvider`: one JSON Lines file per session, one line per save."""
 
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import re
 import sys
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from agentry.errors import HistoryStoreError, SerializationError
 from agentry.observability import get_logger
-from agentry.sessions._providers import HistoryProvider
+from agentry.sessions._providers import HistoryProvider, message_json
 from agentry.types import Message
+from agentry.types._validation import load_json
 
 __all__ = ["FileHistoryProvider"]
 
@@ -31,10 +31,12 @@ _file_locks_guard = threading.Lock()
 class FileHistoryProvider(HistoryProvider):
     """Keeps each session's history in `<directory>/<session_id>.jsonl`.
 
-    Appends are whole lines written in one call under a lock (and `flock` across processes),
-    then flushed to disk, so earlier lines survive a crash mid-write. A truncated or corrupt
-    line is skipped with a warning when reading and left in place; the next append starts
-    on a fresh line.
+    Each save appends one line: the message as a JSON object, or the messages saved together
+    as a JSON array of them, so a save that a crash interrupts is read back whole or not at
+    all, never as half a turn. Lines are written in one call under a lock (and `flock`
+    across processes), then flushed to disk, so earlier lines survive a crash mid-write. A
+    truncated or corrupt line is skipped with a warning when reading and left in place; the
+    next append starts on a fresh line.
 
     Args:
         directory: Where the files live (created when missing).
@@ -97,11 +99,9 @@ class FileHistoryProvider(HistoryProvider):
         if not messages:
             return
         path = self.path_for(session_id)
-        lines = "".join(
-            json.dumps(m.to_dict(), ensure_ascii=False, separators=(",", ":")) + "\n"
-            for m in messages
-        ).encode("utf-8")
-        await asyncio.to_thread(_append, path, lines, self.fsync)
+        texts = [message_json(m) for m in messages]
+        line = texts[0] if len(texts) == 1 else "[" + ",".join(texts) + "]"
+        await asyncio.to_thread(_append, path, (line + "\n").encode("utf-8"), self.fsync)
 
 
 def _lock_for(path: Path) -> threading.Lock:
@@ -147,8 +147,8 @@ def _read_messages(path: Path) -> list[Message]:
         if not line.strip():
             continue
         try:
-            messages.append(Message.from_dict(json.loads(line)))
-        except (ValueError, SerializationError) as error:
+            messages.extend(_messages_of_line(line))
+        except SerializationError as error:
             unfinished = number == len(lines)
             logger.warning(
                 "skipping %s line %d of %s: %s",
@@ -158,3 +158,11 @@ def _read_messages(path: Path) -> list[Message]:
                 error,
             )
     return messages
+
+
+def _messages_of_line(line: bytes) -> list[Message]:
+    """The messages of one saved line: one message, or all of a batch (never part of one)."""
+    record = load_json(line, kind="history line")
+    if isinstance(record, list):
+        return [Message.from_dict(item) for item in cast("list[Any]", record)]
+    return [Message.from_dict(record)]

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
+from agentry.errors import HistoryStoreError, SessionError
 from agentry.types import Message
 
 if TYPE_CHECKING:
@@ -145,7 +147,7 @@ class InMemoryHistoryProvider(HistoryProvider):
     ) -> list[Message]:
         if state is None:
             return []
-        return list(state.get("messages", ()))
+        return list(in_memory_history(state, self.source_id))
 
     async def save_messages(
         self,
@@ -156,4 +158,43 @@ class InMemoryHistoryProvider(HistoryProvider):
     ) -> None:
         if state is None:
             return
-        state.setdefault("messages", []).extend(messages)
+        history = in_memory_history(state, self.source_id)
+        state["messages"] = history
+        history.extend(messages)
+
+
+def message_json(message: Message) -> str:
+    """`message` as the JSON text a history store writes.
+
+    Raises:
+        HistoryStoreError: The message holds a value JSON cannot represent.
+    """
+    try:
+        return json.dumps(message.to_dict(), ensure_ascii=False, separators=(",", ":"))
+    except (TypeError, ValueError, RecursionError) as error:
+        raise HistoryStoreError(
+            f"cannot store a {message.role!r} message: it is not plain JSON ({error}); keep "
+            "additional_properties to JSON values"
+        ) from None
+
+
+def in_memory_history(slot: object, source_id: str) -> list[Message]:
+    """The message list an in-memory history keeps in its session-state slot.
+
+    Raises:
+        SessionError: The slot holds something else (a damaged or hand-edited session).
+    """
+    if not isinstance(slot, dict):
+        raise SessionError(
+            f"the session state {source_id!r} (an in-memory history) must be an object, not "
+            f"{type(slot).__name__}; restore the session from to_dict() output"
+        )
+    messages = cast("dict[str, Any]", slot).get("messages", [])
+    if not isinstance(messages, list) or not all(
+        isinstance(m, Message) for m in cast("list[Any]", messages)
+    ):
+        raise SessionError(
+            f"the session state {source_id!r} (an in-memory history) must hold a list of "
+            "messages under 'messages'; restore the session from to_dict() output"
+        )
+    return cast("list[Message]", messages)

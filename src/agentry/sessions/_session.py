@@ -6,14 +6,26 @@ import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar, cast
 
+from typing_extensions import Required, TypedDict
+
 from agentry.errors import SerializationError, SessionError
+from agentry.sessions._providers import InMemoryHistoryProvider, in_memory_history
 from agentry.types import AgentResponse, ChatOptions, Message
+from agentry.types._validation import check_fields, stored_fields
 
 __all__ = ["AgentSession", "SessionContext", "register_state_type"]
 
 SESSION_FORMAT_VERSION = 1
 _TYPE_KEY = "__agentry_type__"
 _StateT = TypeVar("_StateT", bound=type)
+
+
+@stored_fields
+class _StoredSession(TypedDict, total=False):
+    version: int
+    session_id: Required[str]
+    service_session_id: str | None
+    state: dict[str, Any] | None
 
 
 class _StateType:
@@ -69,21 +81,30 @@ def _encode(value: Any, path: str) -> Any:
     )
 
 
-def _decode(value: Any) -> Any:
+def _decode(value: Any, path: str) -> Any:
     if isinstance(value, list):
-        return [_decode(v) for v in cast("list[Any]", value)]
-    if isinstance(value, dict):
-        data = cast("dict[str, Any]", value)
-        if _TYPE_KEY in data:
-            state_type = _STATE_TYPES.get(data[_TYPE_KEY])
-            if state_type is None:
-                raise SerializationError(
-                    f"session state holds an unregistered type {data[_TYPE_KEY]!r}; "
-                    "register it with register_state_type() before restoring"
-                )
-            return state_type.decode(data["value"])
-        return {k: _decode(v) for k, v in data.items()}
-    return value
+        items = cast("list[Any]", value)
+        return [_decode(v, f"{path}[{i}]") for i, v in enumerate(items)]
+    if not isinstance(value, dict):
+        return value
+    data = cast("dict[str, Any]", value)
+    if _TYPE_KEY not in data:
+        return {k: _decode(v, f"{path}.{k}") for k, v in data.items()}
+    marker = data[_TYPE_KEY]
+    state_type = _STATE_TYPES.get(marker) if isinstance(marker, str) else None
+    if state_type is None:
+        raise SessionError(
+            f"session state at {path} holds an unregistered type {marker!r}; "
+            "register it with register_state_type() before restoring"
+        )
+    if "value" not in data:
+        raise SessionError(f"session state at {path}: the {marker} stored there has no 'value'")
+    try:
+        return state_type.decode(data["value"])
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
+        raise SessionError(
+            f"session state at {path}: the {marker} stored there cannot be restored: {error}"
+        ) from error
 
 
 class AgentSession:
@@ -132,26 +153,27 @@ class AgentSession:
         if not isinstance(data, Mapping):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise SessionError("a session must be restored from a dict made by to_dict()")
         version = data.get("version", SESSION_FORMAT_VERSION)
-        if not isinstance(version, int) or version > SESSION_FORMAT_VERSION:
+        if isinstance(version, int) and version > SESSION_FORMAT_VERSION:
             raise SessionError(
                 f"this session was saved in format version {version!r}, newer than this "
                 f"agentry understands (version {SESSION_FORMAT_VERSION}); upgrade agentry "
                 "to restore it"
             )
-        session_id = data.get("session_id")
-        if not isinstance(session_id, str) or not session_id:
+        fields = check_fields(_StoredSession, data, kind="session", error=SessionError)
+        session_id: str = fields["session_id"]
+        if not session_id:
             raise SessionError("a session dict needs a non-empty 'session_id'")
-        state: Any = data.get("state") or {}
-        if not isinstance(state, dict):
-            raise SessionError("a session's 'state' must be an object")
         try:
-            decoded = _decode(state)
-        except SerializationError as error:
-            raise SessionError(str(error)) from None
+            state = cast("dict[str, Any]", _decode(fields.get("state") or {}, "state"))
+        except RecursionError:
+            raise SessionError("the session state is nested too deeply to restore") from None
+        history_slot = InMemoryHistoryProvider.DEFAULT_SOURCE_ID
+        if history_slot in state:
+            in_memory_history(state[history_slot], history_slot)
         return cls(
             session_id=session_id,
-            service_session_id=data.get("service_session_id"),
-            state=cast("dict[str, Any]", decoded),
+            service_session_id=fields.get("service_session_id"),
+            state=state,
         )
 
     def __repr__(self) -> str:

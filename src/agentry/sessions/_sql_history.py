@@ -7,14 +7,13 @@ machine and PostgreSQL (`postgresql+asyncpg://...`) when one machine is not enou
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentry.errors import HistoryStoreError, SerializationError
-from agentry.sessions._providers import HistoryProvider
+from agentry.sessions._providers import HistoryProvider, message_json
 from agentry.types import Message
 
 if TYPE_CHECKING:
@@ -89,8 +88,15 @@ class SQLHistoryProvider(HistoryProvider):
                     Column("message", Text, nullable=False),
                     Index(f"ix_{self._table_name}_session", "session_id", "id"),
                 )
-                async with self._engine.begin() as connection:
-                    await connection.run_sync(metadata.create_all)
+                from sqlalchemy.exc import SQLAlchemyError
+
+                try:
+                    async with self._engine.begin() as connection:
+                        await connection.run_sync(metadata.create_all)
+                except SQLAlchemyError as error:
+                    raise HistoryStoreError(
+                        f"cannot open the history table {self._table_name!r}: {error}"
+                    ) from error
                 self._table = table
         assert self._engine is not None
         assert self._table is not None
@@ -118,8 +124,8 @@ class SQLHistoryProvider(HistoryProvider):
         messages: list[Message] = []
         for row_id, text in records:
             try:
-                messages.append(Message.from_dict(json.loads(text)))
-            except (ValueError, SerializationError) as error:
+                messages.append(Message.from_json(text))
+            except SerializationError as error:
                 raise HistoryStoreError(
                     f"history row {row_id} of session {session_id!r} is not a message: {error}"
                 ) from error
@@ -137,10 +143,7 @@ class SQLHistoryProvider(HistoryProvider):
         from sqlalchemy.exc import SQLAlchemyError
 
         engine, table = await self._setup()
-        rows = [
-            {"session_id": session_id, "message": json.dumps(m.to_dict(), ensure_ascii=False)}
-            for m in messages
-        ]
+        rows = [{"session_id": session_id, "message": message_json(m)} for m in messages]
         lock = self._session_locks.setdefault(session_id, asyncio.Lock())
         try:
             async with lock, engine.begin() as connection:

@@ -5,9 +5,12 @@ from __future__ import annotations
 import base64
 import json
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal, TypedDict, cast
+from typing import TYPE_CHECKING, Any, Literal, cast
+
+from typing_extensions import Required, TypedDict
 
 from agentry.errors import ContentError, SerializationError
+from agentry.types._validation import check_fields, stored_fields
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -69,6 +72,39 @@ _FIELDS = (
     "approved",
     "protected_data",
 )
+
+
+@stored_fields
+class _ContentFieldsBase(TypedDict, total=False):
+    text: str | None
+    uri: str | None
+    media_type: str | None
+    call_id: str | None
+    name: str | None
+    arguments: str | dict[str, Any] | None
+    result: Any
+    message: str | None
+    error_code: str | None
+    usage_details: dict[str, Any] | None
+    id: str | None
+    approved: bool | None
+    protected_data: str | None
+    additional_properties: dict[str, Any] | None
+
+
+@stored_fields
+class StoredFunctionCall(_ContentFieldsBase, total=False):
+    """The function call inside an approval request or response (it holds no call itself)."""
+
+    type: Required[Literal["function_call"]]
+
+
+@stored_fields
+class StoredContent(_ContentFieldsBase, total=False):
+    """A content as :meth:`Content.to_dict` writes it."""
+
+    type: Required[ContentType]
+    function_call: StoredFunctionCall | None
 
 
 class Content:
@@ -267,6 +303,11 @@ class Content:
                     f"arguments of the call to {self.name!r} are not valid JSON ({error.msg} "
                     f"at position {error.pos}): {arguments[:200]!r}"
                 ) from None
+            except RecursionError:
+                raise ContentError(
+                    f"arguments of the call to {self.name!r} are nested too deeply to be read "
+                    "as JSON; send a flatter object"
+                ) from None
         else:
             parsed = arguments
         if not isinstance(parsed, Mapping):
@@ -338,22 +379,14 @@ class Content:
         """Rebuild a content from :meth:`to_dict` output.
 
         Raises:
-            SerializationError: `data` is not a content dict.
+            SerializationError: `data` is not a content dict; the message names the field.
         """
-        content_type = data.get("type")
-        if content_type not in _CONTENT_TYPES:
+        content_type = data.get("type") if isinstance(data, Mapping) else None  # pyright: ignore[reportUnnecessaryIsInstance]
+        if isinstance(content_type, str) and content_type not in _CONTENT_TYPES:
             raise SerializationError(
                 f"unknown content type {content_type!r}; expected one of {sorted(_CONTENT_TYPES)}"
             )
-        unknown = set(data) - set(_FIELDS) - {"type", "function_call", "additional_properties"}
-        if unknown:
-            raise SerializationError(f"unknown content fields {sorted(unknown)}")
-        kwargs: dict[str, Any] = {field: data[field] for field in _FIELDS if field in data}
-        if "function_call" in data:
-            kwargs["function_call"] = Content.from_dict(data["function_call"])
-        if "additional_properties" in data:
-            kwargs["additional_properties"] = dict(data["additional_properties"])
-        return Content(cast("ContentType", content_type), **kwargs)
+        return content_from_stored(check_fields(StoredContent, data, kind="content"))
 
     # endregion
 
@@ -371,6 +404,16 @@ class Content:
             if getattr(self, field) is not None
         )
         return f"Content(type={self.type!r}{', ' if shown else ''}{shown})"
+
+
+def content_from_stored(data: Mapping[str, Any]) -> Content:
+    """A content from a dict already checked against :class:`StoredContent`."""
+    fields = dict(data)
+    call = fields.pop("function_call", None)
+    content = Content(fields.pop("type"), **fields)
+    if call is not None:
+        content.function_call = content_from_stored(call)
+    return content
 
 
 def _join_arguments(

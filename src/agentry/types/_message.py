@@ -6,8 +6,10 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal, TypeAlias
 
-from agentry.errors import SerializationError
-from agentry.types._content import Content
+from typing_extensions import Required, TypedDict
+
+from agentry.types._content import Content, StoredContent, content_from_stored
+from agentry.types._validation import check_fields, load_json, stored_fields
 
 __all__ = ["AgentRunInputs", "Message", "RoleLiteral", "normalize_messages", "to_contents"]
 
@@ -24,6 +26,17 @@ def to_contents(contents: Iterable[Content | str] | Content | str | None) -> lis
     if isinstance(contents, Content):
         return [contents]
     return [Content("text", text=c) if isinstance(c, str) else c for c in contents]
+
+
+@stored_fields
+class StoredMessage(TypedDict, total=False):
+    """A message as :meth:`Message.to_dict` writes it."""
+
+    role: Required[str]
+    contents: list[StoredContent]
+    author_name: str | None
+    message_id: str | None
+    additional_properties: dict[str, Any] | None
 
 
 class Message:
@@ -90,35 +103,23 @@ class Message:
         """Rebuild a message from :meth:`to_dict` output.
 
         Raises:
-            SerializationError: `data` is not a message dict.
+            SerializationError: `data` is not a message dict; the message names the field.
         """
-        if not isinstance(data, Mapping) or not isinstance(data.get("role"), str):  # pyright: ignore[reportUnnecessaryIsInstance]
-            raise SerializationError("a message dict needs a string 'role'")
-        unknown = set(data) - {
-            "role",
-            "contents",
-            "author_name",
-            "message_id",
-            "additional_properties",
-        }
-        if unknown:
-            raise SerializationError(f"unknown message fields {sorted(unknown)}")
-        return cls(
-            data["role"],
-            [Content.from_dict(c) for c in data.get("contents", ())],
-            author_name=data.get("author_name"),
-            message_id=data.get("message_id"),
-            additional_properties=data.get("additional_properties"),
-        )
+        return message_from_stored(check_fields(StoredMessage, data, kind="message"))
 
     def to_json(self) -> str:
         """This message as a JSON string."""
         return json.dumps(self.to_dict(), ensure_ascii=False)
 
     @classmethod
-    def from_json(cls, text: str) -> Message:
-        """Rebuild a message from :meth:`to_json` output."""
-        return cls.from_dict(_load_json(text))
+    def from_json(cls, text: str | bytes) -> Message:
+        """Rebuild a message from :meth:`to_json` output.
+
+        Raises:
+            SerializationError: The text is not JSON (or is nested too deeply), or not a
+                message.
+        """
+        return cls.from_dict(load_json(text, kind="message"))
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Message):
@@ -129,6 +130,17 @@ class Message:
 
     def __repr__(self) -> str:
         return f"Message(role={self.role!r}, contents={self.contents!r})"
+
+
+def message_from_stored(data: Mapping[str, Any]) -> Message:
+    """A message from a dict already checked against :class:`StoredMessage`."""
+    return Message(
+        data["role"],
+        [content_from_stored(c) for c in data.get("contents", ())],
+        author_name=data.get("author_name"),
+        message_id=data.get("message_id"),
+        additional_properties=data.get("additional_properties"),
+    )
 
 
 AgentRunInputs: TypeAlias = str | Content | Message | Sequence[str | Content | Message]
@@ -154,10 +166,3 @@ def normalize_messages(messages: AgentRunInputs | None) -> list[Message]:
         else:
             result.append(Message("user", [item]))
     return result
-
-
-def _load_json(text: str) -> Any:
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as error:
-        raise SerializationError(f"not valid JSON: {error}") from None

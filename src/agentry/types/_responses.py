@@ -11,17 +11,18 @@ import uuid
 from collections.abc import AsyncIterable, Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, cast
 
+from typing_extensions import TypedDict
+
 from agentry.errors import StructuredOutputError
 from agentry.types._content import Content, UsageDetails, add_usage_details
-from agentry.types._message import Message
+from agentry.types._message import Message, StoredMessage, message_from_stored
 from agentry.types._updates import (
     AgentResponseUpdate,
     ChatResponseUpdate,
     FinishReason,
-    _check_fields,
-    _load_object,
     _UpdateBase,
 )
+from agentry.types._validation import check_fields, load_json, stored_fields
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -29,6 +30,27 @@ if TYPE_CHECKING:
 __all__ = ["AgentResponse", "ChatResponse", "parse_structured_output"]
 
 _UpdateT = TypeVar("_UpdateT", bound=_UpdateBase)
+
+
+@stored_fields
+class _StoredResponse(TypedDict, total=False):
+    messages: list[StoredMessage]
+    response_id: str | None
+    created_at: str | None
+    finish_reason: str | None
+    usage_details: dict[str, Any] | None
+    additional_properties: dict[str, Any] | None
+
+
+@stored_fields
+class _StoredChatResponse(_StoredResponse, total=False):
+    conversation_id: str | None
+    model: str | None
+
+
+@stored_fields
+class _StoredAgentResponse(_StoredResponse, total=False):
+    agent_id: str | None
 
 
 class _ResponseBase(Generic[_UpdateT]):
@@ -47,6 +69,7 @@ class _ResponseBase(Generic[_UpdateT]):
     )
     _extra_fields: ClassVar[tuple[str, ...]] = ()
     _update_class: ClassVar[type[_UpdateBase]]
+    _stored_shape: ClassVar[type] = _StoredResponse
 
     def __init__(
         self,
@@ -115,28 +138,27 @@ class _ResponseBase(Generic[_UpdateT]):
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Self:
-        """Rebuild a response from :meth:`to_dict` output."""
-        allowed = {
-            "messages",
-            "response_id",
-            "created_at",
-            "finish_reason",
-            "usage_details",
-            "additional_properties",
-            *cls._extra_fields,
-        }
-        _check_fields(cls.__name__, data, allowed)
-        kwargs = {k: v for k, v in data.items() if k != "messages"}
-        return cls(messages=[Message.from_dict(m) for m in data.get("messages", ())], **kwargs)
+        """Rebuild a response from :meth:`to_dict` output.
+
+        Raises:
+            SerializationError: `data` is not a response dict; the message names the field.
+        """
+        fields = check_fields(cls._stored_shape, data, kind=cls.__name__)
+        messages = [message_from_stored(m) for m in fields.pop("messages", ())]
+        return cls(messages=messages, **fields)
 
     def to_json(self) -> str:
         """This response as a JSON string."""
         return json.dumps(self.to_dict(), ensure_ascii=False)
 
     @classmethod
-    def from_json(cls, text: str) -> Self:
-        """Rebuild a response from :meth:`to_json` output."""
-        return cls.from_dict(_load_object(text))
+    def from_json(cls, text: str | bytes) -> Self:
+        """Rebuild a response from :meth:`to_json` output.
+
+        Raises:
+            SerializationError: The text is not JSON, or not a response.
+        """
+        return cls.from_dict(load_json(text, kind=cls.__name__))
 
     @classmethod
     def from_updates(cls, updates: Iterable[_UpdateT], *, response_format: Any = None) -> Self:
@@ -199,6 +221,7 @@ class ChatResponse(_ResponseBase[ChatResponseUpdate]):
     __slots__ = ("conversation_id", "model")
     _extra_fields = ("conversation_id", "model")
     _update_class = ChatResponseUpdate
+    _stored_shape = _StoredChatResponse
 
     def __init__(
         self,
@@ -241,6 +264,7 @@ class AgentResponse(_ResponseBase[AgentResponseUpdate]):
     __slots__ = ("agent_id",)
     _extra_fields = ("agent_id",)
     _update_class = AgentResponseUpdate
+    _stored_shape = _StoredAgentResponse
 
     def __init__(
         self,

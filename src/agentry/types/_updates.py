@@ -6,9 +6,11 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, cast
 
-from agentry.errors import SerializationError
-from agentry.types._content import Content
+from typing_extensions import TypedDict
+
+from agentry.types._content import Content, StoredContent, content_from_stored
 from agentry.types._message import to_contents
+from agentry.types._validation import check_fields, load_json, stored_fields
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -19,6 +21,30 @@ FinishReason = str
 """Why a model stopped: "stop", "length", "tool_calls", "content_filter", or a provider's own."""
 
 _UpdateT = TypeVar("_UpdateT", bound="_UpdateBase")
+
+
+@stored_fields
+class _StoredUpdate(TypedDict, total=False):
+    contents: list[StoredContent]
+    role: str | None
+    author_name: str | None
+    message_id: str | None
+    response_id: str | None
+    created_at: str | None
+    additional_properties: dict[str, Any] | None
+
+
+@stored_fields
+class _StoredChatResponseUpdate(_StoredUpdate, total=False):
+    conversation_id: str | None
+    model: str | None
+    finish_reason: str | None
+
+
+@stored_fields
+class _StoredAgentResponseUpdate(_StoredUpdate, total=False):
+    agent_id: str | None
+    finish_reason: str | None
 
 
 class _UpdateBase:
@@ -35,6 +61,7 @@ class _UpdateBase:
         "role",
     )
     _extra_fields: ClassVar[tuple[str, ...]] = ()
+    _stored_shape: ClassVar[type] = _StoredUpdate
 
     def __init__(
         self,
@@ -81,29 +108,27 @@ class _UpdateBase:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Self:
-        """Rebuild an update from :meth:`to_dict` output."""
-        allowed = {
-            "contents",
-            "role",
-            "author_name",
-            "message_id",
-            "response_id",
-            "created_at",
-            "additional_properties",
-            *cls._extra_fields,
-        }
-        _check_fields(cls.__name__, data, allowed)
-        kwargs = {k: v for k, v in data.items() if k != "contents"}
-        return cls(contents=[Content.from_dict(c) for c in data.get("contents", ())], **kwargs)
+        """Rebuild an update from :meth:`to_dict` output.
+
+        Raises:
+            SerializationError: `data` is not an update dict; the message names the field.
+        """
+        fields = check_fields(cls._stored_shape, data, kind=cls.__name__)
+        contents = [content_from_stored(c) for c in fields.pop("contents", ())]
+        return cls(contents=contents, **fields)
 
     def to_json(self) -> str:
         """This update as a JSON string."""
         return json.dumps(self.to_dict(), ensure_ascii=False)
 
     @classmethod
-    def from_json(cls, text: str) -> Self:
-        """Rebuild an update from :meth:`to_json` output."""
-        return cls.from_dict(_load_object(text))
+    def from_json(cls, text: str | bytes) -> Self:
+        """Rebuild an update from :meth:`to_json` output.
+
+        Raises:
+            SerializationError: The text is not JSON, or not an update.
+        """
+        return cls.from_dict(load_json(text, kind=cls.__name__))
 
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
@@ -126,6 +151,7 @@ class ChatResponseUpdate(_UpdateBase):
 
     __slots__ = ("conversation_id", "finish_reason", "model")
     _extra_fields = ("conversation_id", "model", "finish_reason")
+    _stored_shape = _StoredChatResponseUpdate
 
     def __init__(
         self,
@@ -162,6 +188,7 @@ class AgentResponseUpdate(_UpdateBase):
 
     __slots__ = ("agent_id", "finish_reason")
     _extra_fields = ("agent_id", "finish_reason")
+    _stored_shape = _StoredAgentResponseUpdate
 
     def __init__(
         self,
@@ -218,21 +245,3 @@ class AgentResponseUpdate(_UpdateBase):
         agent_update.additional_properties = update.additional_properties
         agent_update.raw_representation = update
         return agent_update
-
-
-def _check_fields(kind: str, data: Mapping[str, Any], allowed: set[str]) -> None:
-    if not isinstance(data, Mapping):  # pyright: ignore[reportUnnecessaryIsInstance]
-        raise SerializationError(f"a {kind} must be a JSON object")
-    unknown = set(data) - allowed
-    if unknown:
-        raise SerializationError(f"unknown {kind} fields {sorted(unknown)}")
-
-
-def _load_object(text: str) -> Mapping[str, Any]:
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise SerializationError(f"not valid JSON: {error}") from None
-    if not isinstance(data, dict):
-        raise SerializationError("expected a JSON object")
-    return cast("Mapping[str, Any]", data)

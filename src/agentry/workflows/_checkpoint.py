@@ -18,6 +18,9 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, cast
 
+from typing_extensions import Required, TypedDict
+
+from agentry.types._validation import check_fields, load_json, stored_fields
 from agentry.workflows._errors import WorkflowCheckpointException
 
 __all__ = [
@@ -32,6 +35,26 @@ logger = logging.getLogger("agentry.workflows")
 
 CHECKPOINT_FORMAT = "agentry.workflow_checkpoint"
 CHECKPOINT_VERSION = 1
+
+
+@stored_fields
+class _StoredCheckpoint(TypedDict, total=False):
+    format: Required[str]
+    version: Required[int]
+    checkpoint_id: Required[str]
+    previous_checkpoint_id: str | None
+    workflow_name: Required[str]
+    graph_signature: Required[str]
+    run_id: str
+    timestamp: Required[str]
+    iteration_count: Required[int]
+    messages: list[Any]
+    fan_in: dict[str, Any]
+    state: dict[str, Any]
+    executor_states: dict[str, Any]
+    pending_requests: list[Any]
+    outputs: list[Any]
+    metadata: dict[str, Any]
 
 
 def _now() -> str:
@@ -128,34 +151,21 @@ class WorkflowCheckpoint:
                 f"{CHECKPOINT_FORMAT!r})"
             )
         version = data.get("version")
-        if not isinstance(version, int) or version > CHECKPOINT_VERSION:
+        if isinstance(version, int) and version > CHECKPOINT_VERSION:
             raise WorkflowCheckpointException(
                 f"checkpoint format version {version!r} is newer than this agentry reads "
                 f"(version {CHECKPOINT_VERSION}); upgrade agentry to restore it"
             )
-        expected: dict[str, type | tuple[type, ...]] = {
-            "checkpoint_id": str,
-            "workflow_name": str,
-            "graph_signature": str,
-            "run_id": str,
-            "timestamp": str,
-            "iteration_count": int,
-            "messages": list,
-            "fan_in": dict,
-            "state": dict,
-            "executor_states": dict,
-            "pending_requests": list,
-            "outputs": list,
-            "metadata": dict,
-            "previous_checkpoint_id": (str, type(None)),
-        }
-        for name, kind in expected.items():
-            if not isinstance(data.get(name), kind):
-                raise WorkflowCheckpointException(
-                    f"checkpoint {data.get('checkpoint_id')!r} is malformed: its {name!r} is "
-                    f"missing or has the wrong type"
-                )
-        return cls(**{name: data[name] for name in expected}, version=version)
+        fields = check_fields(
+            _StoredCheckpoint, data, kind="checkpoint", error=WorkflowCheckpointException
+        )
+        del fields["format"]
+        if fields["iteration_count"] < 0:
+            raise WorkflowCheckpointException(
+                "the checkpoint is malformed: field 'iteration_count' should be a count of "
+                f"supersteps (0 or more), not {fields['iteration_count']}"
+            )
+        return cls(**fields)
 
     @classmethod
     def from_json(cls, text: str | bytes) -> WorkflowCheckpoint:
@@ -164,11 +174,7 @@ class WorkflowCheckpoint:
         Raises:
             WorkflowCheckpointException: The text is not JSON, or not a checkpoint.
         """
-        try:
-            data = json.loads(text)
-        except ValueError as error:
-            message = f"the checkpoint is not valid JSON: {error}"
-            raise WorkflowCheckpointException(message) from None
+        data = load_json(text, kind="checkpoint", error=WorkflowCheckpointException)
         if not isinstance(data, dict):
             raise WorkflowCheckpointException("the checkpoint is not a JSON object")
         return cls.from_dict(cast("dict[str, Any]", data))

@@ -12,12 +12,14 @@ from __future__ import annotations
 import base64
 import dataclasses
 import enum
+import functools
+import types
 import typing
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar, cast
 
 from agentry.workflows._errors import WorkflowCheckpointException
-from agentry.workflows._typing import flatten_union
+from agentry.workflows._typing import TypeMatcher, compile_matcher, flatten_union, type_name
 
 __all__ = ["TYPE_KEY", "CheckpointTypeRegistry", "register_checkpoint_type"]
 
@@ -161,26 +163,34 @@ class CheckpointTypeRegistry:
 
         Raises:
             WorkflowCheckpointException: A value's type is not registered (the error names
-                where it is and how to allow it).
+                where it is and how to allow it), or the value is nested too deeply.
         """
+        try:
+            return self._encode(value, path)
+        except RecursionError:
+            raise WorkflowCheckpointException(
+                f"cannot checkpoint the value at {path}: it is nested too deeply"
+            ) from None
+
+    def _encode(self, value: Any, path: str) -> Any:
         if isinstance(value, _JSON_SCALARS) and not isinstance(value, enum.Enum):
             return value
         if type(value) is list:
             items = cast("list[Any]", value)
-            return [self.encode(v, f"{path}[{i}]") for i, v in enumerate(items)]
+            return [self._encode(v, f"{path}[{i}]") for i, v in enumerate(items)]
         if type(value) is dict:
             data = cast("dict[Any, Any]", value)
             if TYPE_KEY not in data and all(type(k) is str for k in data):
-                return {k: self.encode(v, f"{path}.{k}") for k, v in data.items()}
+                return {k: self._encode(v, f"{path}.{k}") for k, v in data.items()}
             pairs = [
-                [self.encode(k, f"{path}.<key>"), self.encode(v, f"{path}[{k!r}]")]
+                [self._encode(k, f"{path}.<key>"), self._encode(v, f"{path}[{k!r}]")]
                 for k, v in data.items()
             ]
             return {TYPE_KEY: "dict", "items": pairs}
         if type(value) in (tuple, set, frozenset):
             kind = type(value).__name__
             items = cast("Iterable[Any]", value)
-            return {TYPE_KEY: kind, "items": [self.encode(v, f"{path}[]") for v in items]}
+            return {TYPE_KEY: kind, "items": [self._encode(v, f"{path}[]") for v in items]}
         if type(value) is bytes:
             return {TYPE_KEY: "bytes", "value": base64.b64encode(value).decode("ascii")}
         if _is_type_annotation(value):
@@ -198,10 +208,10 @@ class CheckpointTypeRegistry:
             )
         kind = _codec_kind(cls)
         if kind == "enum":
-            encoded: Any = self.encode(value.value, path)
+            encoded: Any = self._encode(value.value, path)
         elif kind == "dataclass":
             encoded = {
-                f.name: self.encode(getattr(value, f.name), f"{path}.{f.name}")
+                f.name: self._encode(getattr(value, f.name), f"{path}.{f.name}")
                 for f in dataclasses.fields(value)
             }
         elif kind == "pydantic":
@@ -244,17 +254,25 @@ class CheckpointTypeRegistry:
         """Rebuild live values from :meth:`encode` output.
 
         Raises:
-            WorkflowCheckpointException: The data names a type that is not registered, or
-                does not fit its type.
+            WorkflowCheckpointException: The data names a type that is not registered, does
+                not fit its type, or is nested too deeply.
         """
+        try:
+            return self._decode(data, path)
+        except RecursionError:
+            raise WorkflowCheckpointException(
+                f"the value stored at {path} cannot be restored: it is nested too deeply"
+            ) from None
+
+    def _decode(self, data: Any, path: str) -> Any:
         if isinstance(data, list):
-            return [self.decode(v, f"{path}[{i}]") for i, v in enumerate(cast("list[Any]", data))]
+            return [self._decode(v, f"{path}[{i}]") for i, v in enumerate(cast("list[Any]", data))]
         if not isinstance(data, dict):
             return data
         obj = cast("dict[str, Any]", data)
         marker = obj.get(TYPE_KEY)
         if marker is None:
-            return {k: self.decode(v, f"{path}.{k}") for k, v in obj.items()}
+            return {k: self._decode(v, f"{path}.{k}") for k, v in obj.items()}
         if not isinstance(marker, str):
             raise WorkflowCheckpointException(f"malformed type marker at {path}: {marker!r}")
         try:
@@ -273,11 +291,11 @@ class CheckpointTypeRegistry:
             "frozenset": frozenset,
         }
         if marker in builders:
-            return builders[marker]([self.decode(v, path) for v in obj["items"]])
+            return builders[marker]([self._decode(v, path) for v in obj["items"]])
         if marker == "dict":
-            return {self.decode(k, path): self.decode(v, path) for k, v in obj["items"]}
+            return {self._decode(k, path): self._decode(v, path) for k, v in obj["items"]}
         if marker == "bytes":
-            return base64.b64decode(obj["value"])
+            return base64.b64decode(obj["value"], validate=True)
         if marker == "type":
             return self._decode_type(obj["value"], path)
         cls = self._lookup(marker)
@@ -290,10 +308,10 @@ class CheckpointTypeRegistry:
         value = obj["value"]
         kind = _codec_kind(cls)
         if kind == "enum":
-            return cls(self.decode(value, path))
+            return cls(self._decode(value, path))
         if kind == "dataclass":
             return _build_dataclass(
-                cls, {k: self.decode(v, f"{path}.{k}") for k, v in value.items()}
+                cls, {k: self._decode(v, f"{path}.{k}") for k, v in value.items()}, path
             )
         if kind == "pydantic":
             return cast(Any, cls).model_validate(value)
@@ -316,7 +334,7 @@ class CheckpointTypeRegistry:
             members = tuple(self._decode_type(m, path) for m in spec["union"])
             return typing.Union[members]  # noqa: UP007
         if "literal" in spec:
-            return typing.Literal[tuple(self.decode(a, path) for a in spec["literal"])]  # pyright: ignore[reportInvalidTypeArguments]
+            return typing.Literal[tuple(self._decode(a, path) for a in spec["literal"])]  # pyright: ignore[reportInvalidTypeArguments]
         origin = self._decode_type(spec["origin"], path)
         args = tuple(self._decode_type(a, path) for a in spec["args"])
         return origin[args] if args else origin
@@ -333,24 +351,74 @@ def _is_type_annotation(value: Any) -> bool:
 
 
 def _field_types(cls: type[Any]) -> list[Any]:
-    try:
-        if dataclasses.is_dataclass(cls):
-            hints = typing.get_type_hints(cls)
-            return [hints.get(f.name, Any) for f in dataclasses.fields(cls)]
-        fields: Any = getattr(cls, "model_fields", None)
-        if isinstance(fields, Mapping):
-            return [
-                getattr(f, "annotation", Any) for f in cast("Mapping[str, Any]", fields).values()
-            ]
-    except Exception:  # unresolvable annotations: the class itself is still registered
-        return []
+    if dataclasses.is_dataclass(cls):
+        return list(_dataclass_hints(cls).values())
+    fields: Any = getattr(cls, "model_fields", None)
+    if isinstance(fields, Mapping):
+        return [getattr(f, "annotation", Any) for f in cast("Mapping[str, Any]", fields).values()]
     return []
 
 
-def _build_dataclass(cls: type, values: dict[str, Any]) -> Any:
+def _dataclass_hints(cls: type[Any]) -> dict[str, Any]:
+    """The declared type of each field of a dataclass (`Any` where it cannot be resolved)."""
+    try:
+        hints = typing.get_type_hints(cls)
+    except Exception:  # unresolvable annotations: the class itself is still usable
+        hints = {}
+    return {f.name: hints.get(f.name, Any) for f in dataclasses.fields(cls)}
+
+
+@functools.lru_cache(maxsize=256)
+def _field_matchers(cls: type[Any]) -> dict[str, TypeMatcher]:
+    return {
+        name: compile_matcher(_with_ints_as_floats(hint))
+        for name, hint in _dataclass_hints(cls).items()
+    }
+
+
+def _with_ints_as_floats(tp: Any) -> Any:
+    """`tp` with `float` read as `float | int`, as type checkers do (`x: float = 0`)."""
+    if tp is float:
+        return float | int
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if origin is None or not args or origin in (typing.Literal, typing.Annotated):
+        return tp
+    widened = tuple(a if a is Ellipsis else _with_ints_as_floats(a) for a in args)
+    if origin in (typing.Union, types.UnionType):
+        return typing.Union[widened]  # noqa: UP007
+    try:
+        return origin[widened]
+    except TypeError:  # a generic that cannot be rebuilt: keep it as declared
+        return tp
+
+
+def _build_dataclass(cls: type, values: dict[str, Any], path: str) -> Any:
+    """An instance of dataclass `cls` with the stored field values, each checked against
+    its declared type; keys that are not fields of `cls` are refused."""
+    matchers = _field_matchers(cls)
+    unknown = sorted(set(values) - set(matchers))
+    if unknown:
+        raise WorkflowCheckpointException(
+            f"the {cls.__qualname__} stored at {path} names fields that "
+            f"{cls.__qualname__} does not declare: {unknown}"
+        )
+    for name, value in values.items():
+        if not _matches(matchers[name], value):
+            raise WorkflowCheckpointException(
+                f"the {cls.__qualname__} stored at {path} cannot be restored: its field "
+                f"{name!r} should be {type_name(_dataclass_hints(cls)[name])}, not "
+                f"{type(value).__name__}"
+            )
     init_names = {f.name for f in dataclasses.fields(cls) if f.init}
     instance = cls(**{k: v for k, v in values.items() if k in init_names})
     for name, value in values.items():
         if name not in init_names:
             object.__setattr__(instance, name, value)
     return instance
+
+
+def _matches(matcher: TypeMatcher, value: Any) -> bool:
+    try:
+        return matcher.matches(value)
+    except TypeError:  # a type that cannot be checked at run time (a plain Protocol)
+        return True

@@ -75,8 +75,15 @@ class SQLCheckpointStorage(CheckpointStorage):
                     Column("document", Text, nullable=False),
                     Index(f"ix_{self._table_name}_workflow", "workflow_name", "seq"),
                 )
-                async with self._engine.begin() as connection:
-                    await connection.run_sync(metadata.create_all)
+                from sqlalchemy.exc import SQLAlchemyError
+
+                try:
+                    async with self._engine.begin() as connection:
+                        await connection.run_sync(metadata.create_all)
+                except SQLAlchemyError as error:
+                    raise WorkflowCheckpointException(
+                        f"cannot open the checkpoint table {self._table_name!r}: {error}"
+                    ) from error
                 self._table = table
         assert self._engine is not None
         assert self._table is not None
