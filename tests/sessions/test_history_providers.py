@@ -25,11 +25,30 @@ async def _two_turns(provider: HistoryProvider) -> ScriptedChatClient:
     return client
 
 
-async def test_file_history_keeps_each_turn_on_one_line(tmp_path: Path) -> None:
+async def test_file_history_keeps_one_message_per_line_marking_each_turns_lines(
+    tmp_path: Path,
+) -> None:
     client = await _two_turns(FileHistoryProvider(tmp_path))
     assert [m.text for m in client.calls[1].messages] == ["I am Ada.", "Hello Ada.", "Who am I?"]
-    lines = (tmp_path / "s1.jsonl").read_text().splitlines()
-    assert [[m["role"] for m in json.loads(line)] for line in lines] == [["user", "assistant"]] * 2
+    records = [json.loads(line) for line in (tmp_path / "s1.jsonl").read_text().splitlines()]
+    assert [r["role"] for r in records] == ["user", "assistant"] * 2
+    markers = [r["_batch"] for r in records]
+    assert [(index, size) for _, index, size in markers] == [(0, 2), (1, 2)] * 2
+    assert markers[0][0] == markers[1][0] != markers[2][0] == markers[3][0]
+
+
+async def test_lines_of_a_save_that_never_finished_are_left_out_with_their_batch(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    provider = FileHistoryProvider(tmp_path)
+    await provider.save_messages("s", [Message("user", ["q"]), Message("assistant", ["a"])])
+    path = tmp_path / "s.jsonl"
+    first_line = path.read_text().splitlines()[0]
+    path.write_text(first_line + "\n")  # a crash after the first line of the save
+    await provider.save_messages("s", [Message("user", ["later"])])
+
+    assert [m.text for m in await provider.get_messages("s")] == ["later"]
+    assert "the rest of their save is missing" in caplog.text
 
 
 async def test_a_single_message_is_saved_as_a_plain_object_line(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""`FileHistoryProvider`: one JSON Lines file per session, one line per save."""
+"""`FileHistoryProvider`: one JSON Lines file per session, one message per line."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import os
 import re
 import sys
 import threading
+import uuid
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, cast
@@ -26,17 +27,19 @@ _SAFE_SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 # to the same file without interleaving.
 _file_locks: dict[Path, threading.Lock] = {}
 _file_locks_guard = threading.Lock()
+_BATCH = "_batch"  # marks the lines of one save of several messages
 
 
 class FileHistoryProvider(HistoryProvider):
     """Keeps each session's history in `<directory>/<session_id>.jsonl`.
 
-    Each save appends one line: the message as a JSON object, or the messages saved together
-    as a JSON array of them, so a save that a crash interrupts is read back whole or not at
-    all, never as half a turn. Lines are written in one call under a lock (and `flock`
-    across processes), then flushed to disk, so earlier lines survive a crash mid-write. A
-    truncated or corrupt line is skipped with a warning when reading and left in place; the
-    next append starts on a fresh line.
+    Each message is one line: its JSON record. The lines of messages saved together carry a
+    `_batch` marker (the save's id, the line's index and the batch size), and a batch is
+    read back only when all its lines are there, so a save that a crash interrupts is read
+    back whole or not at all, never as half a turn. A save is written in one call under a
+    lock (and `flock` across processes), then flushed to disk, so earlier lines survive a
+    crash mid-write. A truncated or corrupt line is skipped with a warning when reading and
+    left in place (with the rest of its batch); the next append starts on a fresh line.
 
     Args:
         directory: Where the files live (created when missing).
@@ -99,9 +102,16 @@ class FileHistoryProvider(HistoryProvider):
         if not messages:
             return
         path = self.path_for(session_id)
-        texts = [message_json(m) for m in messages]
-        line = texts[0] if len(texts) == 1 else "[" + ",".join(texts) + "]"
-        await asyncio.to_thread(_append, path, (line + "\n").encode("utf-8"), self.fsync)
+        lines = [message_json(m) for m in messages]
+        if len(lines) > 1:
+            batch = uuid.uuid4().hex[:12]
+            size = len(lines)
+            lines = [
+                f'{line[:-1]},"{_BATCH}":["{batch}",{index},{size}]}}'
+                for index, line in enumerate(lines)
+            ]
+        data = "".join(f"{line}\n" for line in lines).encode("utf-8")
+        await asyncio.to_thread(_append, path, data, self.fsync)
 
 
 def _lock_for(path: Path) -> threading.Lock:
@@ -141,13 +151,18 @@ def _read_messages(path: Path) -> list[Message]:
         return []
     except OSError as error:
         raise HistoryStoreError(f"cannot read history file {path}: {error}") from error
-    messages: list[Message] = []
+    reader = _BatchReader(path)
     lines = data.split(b"\n")
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
-            messages.extend(_messages_of_line(line))
+            record = load_json(line, kind="history line")
+            if not isinstance(record, dict):
+                raise SerializationError("the history line is not a JSON object")
+            record = cast("dict[str, Any]", record)
+            batch = record.pop(_BATCH, None)
+            reader.add(number, Message.from_dict(record), batch)
         except SerializationError as error:
             unfinished = number == len(lines)
             logger.warning(
@@ -157,12 +172,59 @@ def _read_messages(path: Path) -> list[Message]:
                 path,
                 error,
             )
-    return messages
+            reader.break_batch()
+    reader.break_batch()
+    return reader.messages
 
 
-def _messages_of_line(line: bytes) -> list[Message]:
-    """The messages of one saved line: one message, or all of a batch (never part of one)."""
-    record = load_json(line, kind="history line")
-    if isinstance(record, list):
-        return [Message.from_dict(item) for item in cast("list[Any]", record)]
-    return [Message.from_dict(record)]
+class _BatchReader:
+    """Collects messages, holding back each batch's until all its lines have been read."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.messages: list[Message] = []
+        self._batch_id: str | None = None
+        self._pending: list[Message] = []
+        self._first_line = 0
+
+    def add(self, number: int, message: Message, batch: object) -> None:
+        if batch is None:
+            self.break_batch()
+            self.messages.append(message)
+            return
+        batch_id, index, size = _batch_marker(batch)
+        if batch_id != self._batch_id or index != len(self._pending):
+            self.break_batch()
+            if index != 0:
+                raise SerializationError(f"line {index + 1} of a batch of {size} without its start")
+            self._batch_id, self._first_line = batch_id, number
+        self._pending.append(message)
+        if len(self._pending) == size:
+            self.messages.extend(self._pending)
+            self._batch_id, self._pending = None, []
+
+    def break_batch(self) -> None:
+        """Drop a batch whose remaining lines never came (a save a crash cut short)."""
+        if self._pending:
+            logger.warning(
+                "skipping %d message(s) from line %d of %s: the rest of their save is missing",
+                len(self._pending),
+                self._first_line,
+                self.path,
+            )
+        self._batch_id, self._pending = None, []
+
+
+def _batch_marker(batch: object) -> tuple[str, int, int]:
+    if isinstance(batch, list):
+        parts = cast("list[object]", batch)
+        if len(parts) == 3:
+            batch_id, index, size = parts
+            if (
+                isinstance(batch_id, str)
+                and type(index) is int
+                and type(size) is int
+                and 0 <= index < size
+            ):
+                return batch_id, index, size
+    raise SerializationError(f"the {_BATCH!r} marker {batch!r} is not [id, index, size]")
