@@ -30,6 +30,7 @@ _EXPORTS: dict[str, str] = {
     "Content": "agentry.types",
     "Message": "agentry.types",
     "ResponseStream": "agentry.types",
+    "SerializationMixin": "agentry.types",
     "ToolMode": "agentry.types",
     "UsageDetails": "agentry.types",
     # clients
@@ -188,6 +189,7 @@ __all__ = [
     "SQLiteCheckpointStorage",
     "SQLiteHistoryProvider",
     "SequentialOrchestrator",
+    "SerializationMixin",
     "SessionContext",
     "Skill",
     "SkillFrontmatter",
@@ -312,6 +314,7 @@ if TYPE_CHECKING:
         Content,
         Message,
         ResponseStream,
+        SerializationMixin,
         ToolMode,
         UsageDetails,
     )

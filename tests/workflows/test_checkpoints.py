@@ -302,7 +302,7 @@ async def test_checkpoints_naming_unknown_types_or_executors_are_refused(
 
 def test_documents_that_are_not_checkpoints_are_refused() -> None:
     cases: list[tuple[str, str]] = [
-        ("[]", "not a JSON object"),
+        ("[]", "must be a JSON object"),
         ('{"format": "something else"}', "not an agentry workflow checkpoint"),
         (
             '{"format": "agentry.workflow_checkpoint", "version": 99}',

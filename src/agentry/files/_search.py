@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, cast
 
 from agentry.files._errors import FileAccessError
+from agentry.types import SerializationMixin
 
 __all__ = ["FileSearchMatch", "FileSearchResult", "TextQuery"]
 
 
 @dataclass(frozen=True)
-class FileSearchMatch:
+class FileSearchMatch(SerializationMixin):
     """A matching line.
 
     Attributes:
@@ -24,18 +24,9 @@ class FileSearchMatch:
     line_number: int
     line: str
 
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict."""
-        return {"line_number": self.line_number, "line": self.line}
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> FileSearchMatch:
-        """The match a `to_dict` result describes."""
-        return cls(line_number=int(data["line_number"]), line=str(data["line"]))
-
 
 @dataclass(frozen=True)
-class FileSearchResult:
+class FileSearchResult(SerializationMixin):
     """The matches in one file.
 
     Attributes:
@@ -47,23 +38,6 @@ class FileSearchResult:
     file_name: str
     snippet: str
     matches: list[FileSearchMatch] = field(default_factory=list)
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict."""
-        return {
-            "file_name": self.file_name,
-            "snippet": self.snippet,
-            "matches": [m.to_dict() for m in self.matches],
-        }
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> FileSearchResult:
-        """The result a `to_dict` result describes."""
-        return cls(
-            file_name=str(data["file_name"]),
-            snippet=str(data["snippet"]),
-            matches=[FileSearchMatch.from_dict(m) for m in data.get("matches", [])],
-        )
 
 
 class TextQuery:

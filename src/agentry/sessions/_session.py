@@ -10,7 +10,7 @@ from typing_extensions import Required, TypedDict
 
 from agentry.errors import SerializationError, SessionError
 from agentry.sessions._providers import InMemoryHistoryProvider, in_memory_history
-from agentry.types import AgentResponse, ChatOptions, Message
+from agentry.types import AgentResponse, ChatOptions, Message, SerializationMixin
 from agentry.types._validation import check_fields, stored_fields
 
 __all__ = ["AgentSession", "SessionContext", "register_state_type"]
@@ -107,7 +107,7 @@ def _decode(value: Any, path: str) -> Any:
         ) from error
 
 
-class AgentSession:
+class AgentSession(SerializationMixin):
     """The state of one conversation: its id, a service-side id, and providers' state.
 
     Example:
@@ -116,6 +116,9 @@ class AgentSession:
         >>> restored.session_id == session.session_id
         True
     """
+
+    serialization_error = SessionError
+    serialization_kind = "session"
 
     __slots__ = ("service_session_id", "session_id", "state")
 

@@ -9,6 +9,7 @@ from agentry.types._message import (
 )
 from agentry.types._options import ChatOptions, ToolMode, merge_chat_options
 from agentry.types._responses import AgentResponse, ChatResponse
+from agentry.types._serialization import SerializationMixin
 from agentry.types._stream import ResponseStream
 from agentry.types._updates import AgentResponseUpdate, ChatResponseUpdate, FinishReason
 
@@ -25,6 +26,7 @@ __all__ = [
     "Message",
     "ResponseStream",
     "RoleLiteral",
+    "SerializationMixin",
     "ToolMode",
     "UsageDetails",
     "add_usage_details",

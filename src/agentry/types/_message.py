@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal, TypeAlias
 
 from typing_extensions import Required, TypedDict
 
 from agentry.types._content import Content, StoredContent, content_from_stored
-from agentry.types._validation import check_fields, load_json, stored_fields
+from agentry.types._serialization import SerializationMixin
+from agentry.types._validation import check_fields, stored_fields
 
 __all__ = ["AgentRunInputs", "Message", "RoleLiteral", "normalize_messages", "to_contents"]
 
@@ -39,13 +39,15 @@ class StoredMessage(TypedDict, total=False):
     additional_properties: dict[str, Any] | None
 
 
-class Message:
+class Message(SerializationMixin):
     """A chat message: who speaks (`role`) and what they say (`contents`).
 
     Example:
         >>> Message(role="user", contents=["What is 2 + 2?"]).text
         'What is 2 + 2?'
     """
+
+    serialization_kind = "message"
 
     __slots__ = (
         "additional_properties",
@@ -106,20 +108,6 @@ class Message:
             SerializationError: `data` is not a message dict; the message names the field.
         """
         return message_from_stored(check_fields(StoredMessage, data, kind="message"))
-
-    def to_json(self) -> str:
-        """This message as a JSON string."""
-        return json.dumps(self.to_dict(), ensure_ascii=False)
-
-    @classmethod
-    def from_json(cls, text: str | bytes) -> Message:
-        """Rebuild a message from :meth:`to_json` output.
-
-        Raises:
-            SerializationError: The text is not JSON (or is nested too deeply), or not a
-                message.
-        """
-        return cls.from_dict(load_json(text, kind="message"))
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Message):

@@ -16,13 +16,14 @@ from typing_extensions import TypedDict
 from agentry.errors import StructuredOutputError
 from agentry.types._content import Content, UsageDetails, add_usage_details
 from agentry.types._message import Message, StoredMessage, message_from_stored
+from agentry.types._serialization import SerializationMixin
 from agentry.types._updates import (
     AgentResponseUpdate,
     ChatResponseUpdate,
     FinishReason,
     _UpdateBase,
 )
-from agentry.types._validation import check_fields, load_json, stored_fields
+from agentry.types._validation import check_fields, stored_fields
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -53,7 +54,7 @@ class _StoredAgentResponse(_StoredResponse, total=False):
     agent_id: str | None
 
 
-class _ResponseBase(Generic[_UpdateT]):
+class _ResponseBase(SerializationMixin, Generic[_UpdateT]):
     """Fields shared by chat and agent responses, and folding streams of updates."""
 
     __slots__ = (
@@ -146,19 +147,6 @@ class _ResponseBase(Generic[_UpdateT]):
         fields = check_fields(cls._stored_shape, data, kind=cls.__name__)
         messages = [message_from_stored(m) for m in fields.pop("messages", ())]
         return cls(messages=messages, **fields)
-
-    def to_json(self) -> str:
-        """This response as a JSON string."""
-        return json.dumps(self.to_dict(), ensure_ascii=False)
-
-    @classmethod
-    def from_json(cls, text: str | bytes) -> Self:
-        """Rebuild a response from :meth:`to_json` output.
-
-        Raises:
-            SerializationError: The text is not JSON, or not a response.
-        """
-        return cls.from_dict(load_json(text, kind=cls.__name__))
 
     @classmethod
     def from_updates(cls, updates: Iterable[_UpdateT], *, response_format: Any = None) -> Self:

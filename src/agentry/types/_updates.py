@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, cast
 
@@ -10,7 +9,8 @@ from typing_extensions import TypedDict
 
 from agentry.types._content import Content, StoredContent, content_from_stored
 from agentry.types._message import to_contents
-from agentry.types._validation import check_fields, load_json, stored_fields
+from agentry.types._serialization import SerializationMixin
+from agentry.types._validation import check_fields, stored_fields
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -47,7 +47,7 @@ class _StoredAgentResponseUpdate(_StoredUpdate, total=False):
     finish_reason: str | None
 
 
-class _UpdateBase:
+class _UpdateBase(SerializationMixin):
     """Fields shared by chat and agent streaming updates."""
 
     __slots__ = (
@@ -116,19 +116,6 @@ class _UpdateBase:
         fields = check_fields(cls._stored_shape, data, kind=cls.__name__)
         contents = [content_from_stored(c) for c in fields.pop("contents", ())]
         return cls(contents=contents, **fields)
-
-    def to_json(self) -> str:
-        """This update as a JSON string."""
-        return json.dumps(self.to_dict(), ensure_ascii=False)
-
-    @classmethod
-    def from_json(cls, text: str | bytes) -> Self:
-        """Rebuild an update from :meth:`to_json` output.
-
-        Raises:
-            SerializationError: The text is not JSON, or not an update.
-        """
-        return cls.from_dict(load_json(text, kind=cls.__name__))
 
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):

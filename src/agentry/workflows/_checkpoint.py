@@ -9,18 +9,18 @@ registry, when it restores).
 
 from __future__ import annotations
 
-import json
 import logging
 import uuid
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any, cast
+from typing import Any, ClassVar
 
 from typing_extensions import Required, TypedDict
 
-from agentry.types._validation import check_fields, load_json, stored_fields
+from agentry.types import SerializationMixin
+from agentry.types._validation import check_fields, stored_fields
 from agentry.workflows._errors import WorkflowCheckpointException
 
 __all__ = [
@@ -66,7 +66,7 @@ def _new_id() -> str:
 
 
 @dataclass
-class WorkflowCheckpoint:
+class WorkflowCheckpoint(SerializationMixin):
     """The state of a workflow run at the end of a superstep, as plain JSON data.
 
     Attributes:
@@ -86,6 +86,9 @@ class WorkflowCheckpoint:
         metadata: Free-form data about the checkpoint.
         version: The format version.
     """
+
+    serialization_error: ClassVar[type[Exception]] = WorkflowCheckpointException
+    serialization_kind: ClassVar[str | None] = "checkpoint"
 
     workflow_name: str
     graph_signature: str
@@ -124,19 +127,6 @@ class WorkflowCheckpoint:
             "metadata": self.metadata,
         }
 
-    def to_json(self) -> str:
-        """This checkpoint as a JSON document.
-
-        Raises:
-            WorkflowCheckpointException: It holds something that is not JSON.
-        """
-        try:
-            return json.dumps(self.to_dict(), ensure_ascii=False, allow_nan=False)
-        except (TypeError, ValueError) as error:
-            raise WorkflowCheckpointException(
-                f"checkpoint {self.checkpoint_id} is not plain JSON: {error}"
-            ) from error
-
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> WorkflowCheckpoint:
         """Read a checkpoint from :meth:`to_dict` output.
@@ -166,18 +156,6 @@ class WorkflowCheckpoint:
                 f"supersteps (0 or more), not {fields['iteration_count']}"
             )
         return cls(**fields)
-
-    @classmethod
-    def from_json(cls, text: str | bytes) -> WorkflowCheckpoint:
-        """Read a checkpoint from :meth:`to_json` output.
-
-        Raises:
-            WorkflowCheckpointException: The text is not JSON, or not a checkpoint.
-        """
-        data = load_json(text, kind="checkpoint", error=WorkflowCheckpointException)
-        if not isinstance(data, dict):
-            raise WorkflowCheckpointException("the checkpoint is not a JSON object")
-        return cls.from_dict(cast("dict[str, Any]", data))
 
 
 class CheckpointStorage(ABC):
