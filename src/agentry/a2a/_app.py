@@ -17,14 +17,17 @@ from a2a.server.routes import (
 )
 from a2a.server.tasks import DatabaseTaskStore, InMemoryTaskStore, TaskStore
 from a2a.types import AgentCard, SendMessageRequest, Task
+from a2a.utils.errors import InvalidParamsError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from starlette.applications import Starlette
 from typing_extensions import override
 
 from agentry.a2a._card import build_agent_card
 from agentry.a2a._errors import A2AConfigError
-from agentry.a2a._executor import AgentryAgentExecutor
+from agentry.a2a._executor import NO_CONTENT_MESSAGE, AgentryAgentExecutor
 from agentry.a2a._limits import BodySizeLimit
+from agentry.a2a._parts import parts_to_contents
+from agentry.a2a._replies import ReplyMode, check_reply_mode
 from agentry.a2a._sessions import (
     DEFAULT_DATABASE,
     ContextSessionStore,
@@ -66,10 +69,13 @@ class A2AApp(BodySizeLimit):
 
 
 class _TaskContextBuilder(SimpleRequestContextBuilder):
-    """Gives a follow-up message that names only its task the task's own context id.
+    """Refuses a message without content, and gives a follow-up message that names only
+    its task the task's own context id.
 
-    Without this, such a message gets a fresh context id, which conflicts with the stored
-    task once the server has restarted.
+    The refusal comes before the server creates or touches a task, so a refused message
+    leaves no task behind and a waiting task keeps waiting. Without the context id, such
+    a follow-up gets a fresh one, which conflicts with the stored task once the server has
+    restarted.
     """
 
     def __init__(self, task_store: TaskStore) -> None:
@@ -85,6 +91,8 @@ class _TaskContextBuilder(SimpleRequestContextBuilder):
         context_id: str | None = None,
         task: Task | None = None,
     ) -> RequestContext:
+        if params is not None and not parts_to_contents(params.message.parts):
+            raise InvalidParamsError(message=NO_CONTENT_MESSAGE)
         if task_id and not context_id:
             stored = await self._tasks.get(task_id, context)
             if stored is not None and stored.context_id:
@@ -104,6 +112,7 @@ def create_app(
     sessions: ContextSessionStore | None = None,
     max_request_bytes: int = 10 * 1024 * 1024,
     idle_task_timeout: float | None = 600.0,
+    reply_with: ReplyMode = "task",
     **card_options: Any,
 ) -> A2AApp:
     """An ASGI app serving `agent` over A2A, with the JSON-RPC and HTTP+JSON bindings.
@@ -124,14 +133,17 @@ def create_app(
         idle_task_timeout: Seconds after which a task waiting for input stops holding
             memory; the user's answer still resumes it from the store. `None` keeps
             waiting tasks in memory.
+        reply_with: `"task"` answers every message with a task; `"message"` answers a
+            new message with one bare A2A message, and with a task only when the run
+            needs the user's input or fails.
         **card_options: Passed to :func:`build_agent_card` (name, description, skills...).
 
     Returns:
         The ASGI application; run it with any ASGI server, such as uvicorn.
 
     Raises:
-        A2AConfigError: Both `agent_card` and card options were given, or a limit is not
-            positive.
+        A2AConfigError: Both `agent_card` and card options were given, a limit is not
+            positive, or `reply_with` is neither `"task"` nor `"message"`.
 
     Example:
         >>> from agentry.clients.scripted import ScriptedChatClient
@@ -149,6 +161,7 @@ def create_app(
         raise A2AConfigError(f"max_request_bytes must be positive, got {max_request_bytes}")
     if idle_task_timeout is not None and idle_task_timeout <= 0:
         raise A2AConfigError(f"idle_task_timeout must be positive, got {idle_task_timeout}")
+    reply_with = check_reply_mode(reply_with)
     card = agent_card or build_agent_card(agent, url=url, **card_options)
     engine: AsyncEngine | None = None
     if task_store is None:
@@ -163,7 +176,7 @@ def create_app(
             sessions = InMemoryContextSessionStore()
         else:
             sessions = owned_sessions = SQLiteContextSessionStore(database)
-    executor = AgentryAgentExecutor(agent, sessions=sessions)
+    executor = AgentryAgentExecutor(agent, sessions=sessions, reply_with=reply_with)
     handler = DefaultRequestHandler(
         agent_executor=executor,
         task_store=task_store,
