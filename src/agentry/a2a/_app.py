@@ -4,17 +4,14 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncGenerator
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from a2a.server.agent_execution import RequestContext, SimpleRequestContextBuilder
 from a2a.server.context import ServerCallContext
 from a2a.server.request_handlers import DefaultRequestHandler
-from a2a.server.routes import (
-    create_agent_card_routes,
-    create_jsonrpc_routes,
-    create_rest_routes,
-)
+from a2a.server.routes import create_jsonrpc_routes, create_rest_routes
 from a2a.server.tasks import DatabaseTaskStore, InMemoryTaskStore, TaskStore
 from a2a.types import AgentCard, SendMessageRequest, Task
 from a2a.utils.errors import InvalidParamsError
@@ -22,7 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from starlette.applications import Starlette
 from typing_extensions import override
 
-from agentry.a2a._card import build_agent_card
+from agentry.a2a._card import DEFAULT_CARD_CACHE_CONTROL, build_agent_card, card_routes
 from agentry.a2a._errors import A2AConfigError
 from agentry.a2a._executor import NO_CONTENT_MESSAGE, AgentryAgentExecutor
 from agentry.a2a._limits import BodySizeLimit
@@ -113,6 +110,8 @@ def create_app(
     max_request_bytes: int = 10 * 1024 * 1024,
     idle_task_timeout: float | None = 600.0,
     reply_with: ReplyMode = "task",
+    card_cache_control: str | None = DEFAULT_CARD_CACHE_CONTROL,
+    card_last_modified: datetime | None = None,
     **card_options: Any,
 ) -> A2AApp:
     """An ASGI app serving `agent` over A2A, with the JSON-RPC and HTTP+JSON bindings.
@@ -136,6 +135,10 @@ def create_app(
         reply_with: `"task"` answers every message with a task; `"message"` answers a
             new message with one bare A2A message, and with a task only when the run
             needs the user's input or fails.
+        card_cache_control: The agent card's `Cache-Control` header (five minutes of
+            public caching by default); `None` sends none. The card always has an `ETag`.
+        card_last_modified: The agent card's `Last-Modified` time (default: when the app
+            was created).
         **card_options: Passed to :func:`build_agent_card` (name, description, skills...).
 
     Returns:
@@ -200,7 +203,11 @@ def create_app(
                 await engine.dispose()
 
     routes = [
-        *create_agent_card_routes(card),
+        *card_routes(
+            card,
+            cache_control=card_cache_control,
+            last_modified=card_last_modified or datetime.now(timezone.utc),
+        ),
         *create_jsonrpc_routes(handler, rpc_url=_JSONRPC_PATH),
         *create_rest_routes(handler),
     ]
