@@ -23,6 +23,7 @@ from agentry.a2a._card import DEFAULT_CARD_CACHE_CONTROL, build_agent_card, card
 from agentry.a2a._errors import A2AConfigError
 from agentry.a2a._executor import NO_CONTENT_MESSAGE, AgentryAgentExecutor
 from agentry.a2a._limits import BodySizeLimit
+from agentry.a2a._media_types import UnsupportedMediaTypeGuard
 from agentry.a2a._parts import parts_to_contents
 from agentry.a2a._replies import ReplyMode, check_reply_mode
 from agentry.a2a._sessions import (
@@ -58,7 +59,11 @@ class A2AApp(BodySizeLimit):
         request_handler: DefaultRequestHandler,
         max_request_bytes: int,
     ) -> None:
-        super().__init__(starlette, max_bytes=max_request_bytes, jsonrpc_path=_JSONRPC_PATH)
+        super().__init__(
+            UnsupportedMediaTypeGuard(starlette, jsonrpc_path=_JSONRPC_PATH),
+            max_bytes=max_request_bytes,
+            jsonrpc_path=_JSONRPC_PATH,
+        )
         self.starlette = starlette
         self.agent_card = agent_card
         self.executor = executor
