@@ -15,9 +15,11 @@ from a2a.client import A2ACardResolver, Client, ClientConfig, create_client
 from a2a.types import (
     AgentCard,
     CancelTaskRequest,
+    GetTaskRequest,
     Part,
     Role,
     SendMessageRequest,
+    StreamResponse,
     TaskState,
 )
 from a2a.types import Message as A2AMessage
@@ -29,7 +31,7 @@ from agentry.a2a._errors import A2AConfigError, RemoteAgentError
 from agentry.a2a._parts import (
     content_to_part,
 )
-from agentry.a2a._task_reader import FAILED_STATES, TaskReader
+from agentry.a2a._task_reader import FAILED_STATES, TaskReader, task_has_ended
 from agentry.agents import BaseAgent
 from agentry.agents._agent_middleware import run_with_agent_middleware
 from agentry.errors import ContentError
@@ -48,6 +50,8 @@ from agentry.types import (
 __all__ = ["A2AAgent"]
 
 _STATE_KEY = "agentry.a2a.remote"
+_FIRST_POLL = 0.05
+_LONGEST_POLL = 1.0
 
 
 class A2AAgent(BaseAgent):
@@ -209,6 +213,11 @@ class A2AAgent(BaseAgent):
                     ) from error
             return self._client
 
+    def _streams(self) -> bool:
+        """Whether runs stream the remote task (the agent can, and was not told not to)."""
+        card = self.agent_card
+        return self.streaming and card is not None and card.capabilities.streaming
+
     async def _exchange(
         self, messages: list[Message], session: AgentSession | None
     ) -> AsyncIterator[AgentResponseUpdate]:
@@ -226,7 +235,11 @@ class A2AAgent(BaseAgent):
         reader = TaskReader(self.name)
         finished = False
         try:
-            async for event in client.send_message(request):
+            if self._streams():
+                events = client.send_message(request)
+            else:
+                events = _polled_events(client, request, reader)
+            async for event in events:
                 for update in reader.read(event):
                     yield update
             finished = True
@@ -295,6 +308,27 @@ def _outgoing_message(messages: list[Message], context_id: str, task_id: str) ->
         task_id=task_id,
         parts=parts,
     )
+
+
+async def _polled_events(
+    client: Client, request: SendMessageRequest, reader: TaskReader
+) -> AsyncIterator[StreamResponse]:
+    """Events of a task followed without streaming: the task as soon as the remote agent
+    has made it (so the run knows its id from the start), then the task once it ends.
+
+    The message is sent with `return_immediately`; the task is then read with `GetTask`
+    every 50 ms at first, less often as it runs longer (at most once a second).
+    """
+    request.configuration.return_immediately = True
+    async for event in client.send_message(request):
+        yield event
+    delay = _FIRST_POLL
+    while reader.task_id and not reader.ended:
+        await asyncio.sleep(delay)
+        delay = min(delay * 2, _LONGEST_POLL)
+        task = await client.get_task(GetTaskRequest(id=reader.task_id))
+        if task_has_ended(task):
+            yield StreamResponse(task=task)
 
 
 def _jsonable(value: Any) -> Any:
