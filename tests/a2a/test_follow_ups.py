@@ -15,6 +15,7 @@ from google.protobuf import json_format, struct_pb2
 
 from agentry import Agent, tool
 from agentry import Message as AgentryMessage
+from agentry.a2a import A2AAgent
 from agentry.a2a._answers import DECLINED_RESULT
 from agentry.clients.scripted import ScriptedChatClient
 from agentry.middleware import AgentContext, agent_middleware
@@ -189,3 +190,26 @@ async def test_an_empty_follow_up_leaves_the_waiting_task_waiting() -> None:
     assert [t.status.state for t in tasks] == [TaskState.TASK_STATE_INPUT_REQUIRED]
     assert done.status.state == TaskState.TASK_STATE_COMPLETED
     assert deleted == ["a.txt"]
+
+
+async def test_a2a_agent_sends_the_message_id_and_metadata_of_its_input() -> None:
+    agent, seen = seen_by_the_agent()
+    async with serve(agent) as server, A2AAgent(url=server.url) as remote:
+        session = remote.create_session()
+        first = AgentryMessage(
+            "user",
+            ["Delete a.txt"],
+            message_id="m-1",
+            additional_properties={"a2a_metadata": {"turn": 1}},
+        )
+        waiting = await remote.run(first, session=session)
+        [request] = waiting.user_input_requests
+        answer = AgentryMessage(
+            "user",
+            [request.to_function_approval_response(True)],
+            message_id="m-2",
+            additional_properties={"a2a_metadata": {"turn": 2}},
+        )
+        done = await remote.run(answer, session=session)
+    assert done.text == "done"
+    assert seen == [("m-1", {"turn": 1}), ("m-2", {"turn": 2})]

@@ -28,9 +28,7 @@ from google.protobuf import json_format, struct_pb2
 from typing_extensions import Self
 
 from agentry.a2a._errors import A2AConfigError, RemoteAgentError
-from agentry.a2a._parts import (
-    content_to_part,
-)
+from agentry.a2a._parts import METADATA_PROPERTY, content_to_part
 from agentry.a2a._task_reader import FAILED_STATES, TaskReader, task_has_ended
 from agentry.agents import BaseAgent
 from agentry.agents._agent_middleware import run_with_agent_middleware
@@ -301,13 +299,22 @@ def _outgoing_message(messages: list[Message], context_id: str, task_id: str) ->
         )
     if not parts:
         raise ContentError("A2AAgent needs input to send: text, data, files, or approval responses")
-    return A2AMessage(
-        message_id=uuid.uuid4().hex,
+    outgoing = A2AMessage(
+        message_id=next((m.message_id for m in reversed(messages) if m.message_id), None)
+        or uuid.uuid4().hex,
         role=Role.ROLE_USER,
         context_id=context_id,
         task_id=task_id,
         parts=parts,
     )
+    metadata: dict[str, Any] = {}
+    for message in messages:
+        value = (message.additional_properties or {}).get(METADATA_PROPERTY)
+        if isinstance(value, dict):
+            metadata.update(cast("dict[str, Any]", _jsonable(value)))
+    if metadata:
+        outgoing.metadata.update(metadata)
+    return outgoing
 
 
 async def _polled_events(
