@@ -70,7 +70,9 @@ class A2AAgent(BaseAgent):
         agent_card: The remote agent's card, instead of `url`.
         name: The agent's name (default: the card's).
         description: The agent's description (default: the card's).
-        streaming: Stream the remote task (when the remote agent can).
+        streaming: Stream the remote task (when the remote agent can). Without streaming,
+            the message is sent with `return_immediately` and the task is polled until it
+            ends, so an abandoned run still cancels it.
         bindings: Protocol bindings to use, in order of preference.
         timeout: Seconds to wait for each HTTP exchange with the remote agent.
         httpx_client: An HTTP client to use (default: one owned by the agent).
