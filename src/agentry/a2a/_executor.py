@@ -54,8 +54,8 @@ class AgentryAgentExecutor(AgentExecutor):
     `context_id` continue the conversation. Tool-approval requests (and a workflow's
     requests for information) put the task in `TASK_STATE_INPUT_REQUIRED`; the user's next
     message on the task (yes/no, a data part `{"approved": true}`, or the information)
-    answers them and the run resumes. A message on the task that decides none of its
-    approvals is a new message: the approvals are declined and the agent gets the message.
+    answers them and the run resumes. A message on the task that holds no answer at all is
+    a new message: the waiting approvals are declined and the agent gets the message.
     Failures end the task in `TASK_STATE_FAILED` with the reason; cancellation ends it in
     `TASK_STATE_CANCELED`.
 
