@@ -70,8 +70,11 @@ async def test_agent_card_instead_of_url() -> None:
     assert remote.name == "greeter"
 
 
+@pytest.mark.parametrize("streaming", [True, False])
 @pytest.mark.parametrize("approved", [True, False])
-async def test_input_required_surfaces_as_an_approval_request(approved: bool) -> None:
+async def test_input_required_surfaces_as_an_approval_request(
+    approved: bool, streaming: bool
+) -> None:
     model = ScriptedChatClient(
         [
             ScriptedChatClient.function_call("delete_file", {"path": "a.txt"}, call_id="c7"),
@@ -79,7 +82,7 @@ async def test_input_required_surfaces_as_an_approval_request(approved: bool) ->
         ]
     )
     agent = Agent(client=model, name="files", tools=[delete_file])
-    async with serve(agent) as server, A2AAgent(url=server.url) as remote:
+    async with serve(agent) as server, A2AAgent(url=server.url, streaming=streaming) as remote:
         session = remote.create_session()
         waiting = await remote.run("Delete a.txt", session=session)
         [request] = waiting.user_input_requests
@@ -121,8 +124,13 @@ async def test_empty_input_is_refused_before_sending() -> None:
             await remote.run([])
 
 
-async def test_abandoned_run_cancels_the_remote_task() -> None:
-    async with serve(build()) as server, A2AAgent(url=server.url) as remote:
+@pytest.mark.parametrize("binding", BINDINGS)
+@pytest.mark.parametrize("streaming", [True, False])
+async def test_abandoned_run_cancels_the_remote_task(binding: str, streaming: bool) -> None:
+    async with (
+        serve(build()) as server,
+        A2AAgent(url=server.url, bindings=[binding], streaming=streaming) as remote,
+    ):
         with pytest.raises(asyncio.TimeoutError):
             await asyncio.wait_for(remote.run("slow work"), 1.0)
         tasks: list[Task] = []

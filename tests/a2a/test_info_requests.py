@@ -15,7 +15,7 @@ from a2a.types import TaskState
 
 from agentry import AgentResponseUpdate, Content, Message
 from agentry.a2a import A2AAgent
-from agentry.a2a._answers import request_answers
+from agentry.a2a._answers import read_follow_up
 from agentry.a2a._parts import data_of
 from agentry.agents import BaseAgent, SupportsAgentRun
 
@@ -99,16 +99,16 @@ def test_answers_to_information_requests() -> None:
     def reply(*contents: Content) -> Message:
         return Message("user", list(contents))
 
-    by_text = request_answers(reply(Content.from_text("Dee")), [ask()])
+    by_text = read_follow_up(reply(Content.from_text("Dee")), [ask()]).answers
     assert by_text is not None
     assert [(a.type, a.call_id, a.result) for a in by_text] == [("function_result", "req-1", "Dee")]
     two = [ask("a"), ask("b")]
-    assert request_answers(reply(Content.from_text("which one?")), two) is None
+    assert read_follow_up(reply(Content.from_text("which one?")), two).answers is None
     approval = Content.from_function_approval_request(
         id="c", function_call=Content.from_function_call(call_id="c", name="f", arguments={})
     )
-    assert request_answers(reply(Content.from_text("Dee")), [ask(), approval]) is None
-    both = request_answers(reply(Content.from_text("yes")), [ask(), approval])
+    assert read_follow_up(reply(Content.from_text("Dee")), [ask(), approval]).answers is None
+    both = read_follow_up(reply(Content.from_text("yes")), [ask(), approval]).answers
     assert both is not None
     assert [(a.type, a.result, a.approved) for a in both] == [
         ("function_result", "yes", None),

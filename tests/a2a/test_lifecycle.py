@@ -84,10 +84,12 @@ async def test_unclear_answer_keeps_the_task_waiting() -> None:
     agent, model = approval_agent()
     async with serve(agent) as server, a2a_client(server.url, streaming=False) as client:
         waiting = await send_blocking(client, user_message("Delete a.txt"))
-        still = await send_blocking(client, user_message("maybe later?", task_id=waiting.id))
+        still = await send_blocking(
+            client, user_message(task_id=waiting.id, data={"id": "c2", "approved": True})
+        )
         assert still.status.state == TaskState.TASK_STATE_INPUT_REQUIRED
         assert approval_request(still)["id"] == "c1"
-        assert "needs an answer" in " ".join(p.text for p in still.status.message.parts)
+        assert "still waits for" in " ".join(p.text for p in still.status.message.parts)
         done = await send_blocking(
             client, user_message(task_id=waiting.id, data={"approvals": {"c1": True}})
         )
@@ -261,11 +263,14 @@ async def test_task_state_transitions(binding: str) -> None:
         task_id = waiting[0].task.id
         resumed = await collect(client, user_message("yes", task_id=task_id))
         still_waiting = await collect(client, user_message("delete b.txt"))
-        unclear = await collect(client, user_message("hmm", task_id=still_waiting[0].task.id))
+        task_id = still_waiting[0].task.id
+        unclear = await collect(client, user_message(task_id=task_id, data={"approvals": {}}))
+        new_message = await collect(client, user_message("hmm", task_id=task_id))
     assert states_of(completed) == ["submitted", "working", "completed"]
     assert states_of(waiting) == ["submitted", "working", "input_required"]
     assert states_of(resumed) == ["working", "completed"]
     assert states_of(unclear) == ["input_required"]
+    assert states_of(new_message) == ["working", "completed"]
 
 
 @pytest.mark.parametrize("binding", BINDINGS)

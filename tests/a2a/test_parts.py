@@ -13,7 +13,7 @@ from a2a.types import Part, Role
 from google.protobuf import json_format, struct_pb2
 
 from agentry import Content, Message
-from agentry.a2a._answers import request_answers
+from agentry.a2a._answers import read_follow_up
 from agentry.a2a._parts import (
     approval_request_data,
     content_to_part,
@@ -39,7 +39,7 @@ def test_each_part_kind_becomes_content() -> None:
     assert (text.type, text.text) == ("text", "hi")
     assert raw is not None
     assert (raw.type, raw.get_data_bytes(), raw.media_type) == ("data", b"\x00\x01", "image/png")
-    assert raw.additional_properties == {"filename": "x.png"}
+    assert raw.name == "x.png"
     assert url is not None
     assert (url.type, url.uri, url.media_type) == (
         "uri",
@@ -47,8 +47,9 @@ def test_each_part_kind_becomes_content() -> None:
         "application/pdf",
     )
     assert data is not None
-    assert data.type == "text"
+    assert (data.type, data.media_type) == ("text", "application/json")
     assert data.text == '{"n": 3, "ok": true, "xs": [1, 2.5]}'
+    assert data.json_value == {"n": 3, "ok": True, "xs": [1, 2.5]}
     assert part_to_content(Part()) is None
 
 
@@ -125,7 +126,7 @@ def answer_data(value: Any) -> Content:
 
 def test_text_answers_apply_to_every_request() -> None:
     for word, approved in [("Yes", True), ("approve.", True), (" no ", False), ("Reject!", False)]:
-        answers = request_answers(reply(Content.from_text(word)), pending("a", "b"))
+        answers = read_follow_up(reply(Content.from_text(word)), pending("a", "b")).answers
         assert answers is not None
         assert [(a.id, a.approved, a.type) for a in answers] == [
             ("a", approved, "function_approval_response"),
@@ -134,25 +135,26 @@ def test_text_answers_apply_to_every_request() -> None:
 
 
 def test_data_answers_can_decide_each_request() -> None:
-    both = request_answers(
+    both = read_follow_up(
         reply(answer_data({"approvals": {"a": True, "b": False}})), pending("a", "b")
-    )
+    ).answers
     assert both is not None
     assert [(a.id, a.approved) for a in both] == [("a", True), ("b", False)]
-    one = request_answers(reply(answer_data({"id": "b", "approved": False})), pending("b"))
+    one = read_follow_up(reply(answer_data({"id": "b", "approved": False})), pending("b")).answers
     assert one is not None
     assert [(a.id, a.approved) for a in one] == [("b", False)]
-    everything = request_answers(reply(answer_data({"approved": True})), pending("a"))
+    everything = read_follow_up(reply(answer_data({"approved": True})), pending("a")).answers
     assert everything is not None
     assert everything[0].approved is True
 
 
 def test_unclear_or_partial_answers_are_none() -> None:
-    assert request_answers(reply(Content.from_text("perhaps")), pending("a")) is None
+    assert read_follow_up(reply(Content.from_text("perhaps")), pending("a")).answers is None
     assert (
-        request_answers(reply(answer_data({"approvals": {"a": True}})), pending("a", "b")) is None
+        read_follow_up(reply(answer_data({"approvals": {"a": True}})), pending("a", "b")).answers
+        is None
     )
-    assert request_answers(reply(answer_data({"approved": "yes"})), pending("a")) is None
+    assert read_follow_up(reply(answer_data({"approved": "yes"})), pending("a")).answers is None
 
 
 def test_importing_agentry_does_not_import_the_sdk() -> None:

@@ -10,7 +10,8 @@ from typing import Any
 
 import httpx
 import pytest
-from a2a.types import AgentCard
+from a2a.types import AgentCard, Part
+from a2a.utils.errors import ContentTypeNotSupportedError
 from a2a.utils.proto_utils import warn_on_missing_required_fields
 from google.protobuf import json_format
 
@@ -18,8 +19,8 @@ from agentry import Agent
 from agentry.a2a import A2AConfigError, build_agent_card, create_app
 from agentry.clients.scripted import ScriptedChatClient
 
-from .conftest import serve
-from .helpers import add, delete_file
+from .conftest import a2a_client, serve
+from .helpers import add, collect, delete_file, user_message
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -264,7 +265,8 @@ async def test_media_types_outside_the_input_modes_are_refused() -> None:
         )
     assert jsonrpc.json()["error"]["code"] == -32005
     assert "image/png" in jsonrpc.json()["error"]["message"]
-    assert rest.status_code == 400
+    assert rest.status_code == 415
+    assert rest.json()["error"]["code"] == 415
     assert rest.json()["error"]["details"][0]["reason"] == "CONTENT_TYPE_NOT_SUPPORTED"
     assert declared.json()["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
 
@@ -290,3 +292,27 @@ def test_create_app_refuses_arguments_that_do_not_fit() -> None:
         create_app(agent, agent_card=card, name="other", database=None)
     with pytest.raises(A2AConfigError, match="must be positive"):
         create_app(agent, max_request_bytes=0, database=None)
+
+
+async def test_http_json_answers_unsupported_media_types_with_415() -> None:
+    body = json.dumps(send_params({"text": "hi"})).encode()
+    image = Part(raw=b"\x89PNG", media_type="image/png")
+    async with raw_http() as http:
+        as_text = await http.post(
+            "/message:send", content=body, headers={**VERSION, "Content-Type": "text/plain"}
+        )
+        as_a2a_json = await http.post(
+            "/message:send",
+            content=body,
+            headers={**VERSION, "Content-Type": "application/a2a+json; charset=utf-8"},
+        )
+        async with a2a_client(str(http.base_url).rstrip("/"), "HTTP+JSON") as client:
+            request = user_message("look")
+            request.message.parts.append(image)
+            with pytest.raises(ContentTypeNotSupportedError, match="image/png"):
+                await collect(client, request)
+    assert as_text.status_code == 415
+    assert as_text.json()["error"]["details"][0]["reason"] == "CONTENT_TYPE_NOT_SUPPORTED"
+    assert "application/json" in as_text.json()["error"]["message"]
+    assert as_a2a_json.status_code == 200
+    assert as_a2a_json.json()["task"]["status"]["state"] == "TASK_STATE_COMPLETED"

@@ -113,6 +113,8 @@ async def test_data_and_file_parts_reach_the_agent() -> None:
     sent = model.calls[0].messages[-1]
     assert [c.type for c in sent.contents] == ["text", "text", "data", "uri"]
     assert sent.contents[1].text == '{"city": "Paris", "days": 3}'
+    assert sent.contents[1].json_value == {"city": "Paris", "days": 3}
     assert sent.contents[2].get_data_bytes() == b"\x89PNG"
     assert sent.contents[2].media_type == "image/png"
+    assert sent.contents[2].name == "a.png"
     assert sent.contents[3].uri == "https://example.com/a.txt"

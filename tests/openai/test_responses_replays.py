@@ -242,7 +242,7 @@ async def test_images_files_history_and_options_reach_the_wire(serve: Serve) -> 
                 "Compare these.",
                 Content.from_data(b"\x89PNG\r\n", media_type="image/png"),
                 Content.from_uri("https://example.com/report.pdf", media_type="application/pdf"),
-                Content.from_data(b"%PDF-1.7", media_type="application/pdf"),
+                Content.from_data(b"%PDF-1.7", media_type="application/pdf", name="a.pdf"),
             ],
         ),
         Message(
@@ -287,7 +287,7 @@ async def test_images_files_history_and_options_reach_the_wire(serve: Serve) -> 
                 {
                     "type": "input_file",
                     "file_data": "data:application/pdf;base64,JVBERi0xLjc=",
-                    "filename": "file",
+                    "filename": "a.pdf",
                 },
             ],
         },

@@ -4,27 +4,28 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncGenerator
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from a2a.server.agent_execution import RequestContext, SimpleRequestContextBuilder
 from a2a.server.context import ServerCallContext
 from a2a.server.request_handlers import DefaultRequestHandler
-from a2a.server.routes import (
-    create_agent_card_routes,
-    create_jsonrpc_routes,
-    create_rest_routes,
-)
+from a2a.server.routes import create_jsonrpc_routes, create_rest_routes
 from a2a.server.tasks import DatabaseTaskStore, InMemoryTaskStore, TaskStore
 from a2a.types import AgentCard, SendMessageRequest, Task
+from a2a.utils.errors import InvalidParamsError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from starlette.applications import Starlette
 from typing_extensions import override
 
-from agentry.a2a._card import build_agent_card
+from agentry.a2a._card import DEFAULT_CARD_CACHE_CONTROL, build_agent_card, card_routes
 from agentry.a2a._errors import A2AConfigError
-from agentry.a2a._executor import AgentryAgentExecutor
+from agentry.a2a._executor import NO_CONTENT_MESSAGE, AgentryAgentExecutor
 from agentry.a2a._limits import BodySizeLimit
+from agentry.a2a._media_types import UnsupportedMediaTypeGuard
+from agentry.a2a._parts import parts_to_contents
+from agentry.a2a._replies import ReplyMode, check_reply_mode
 from agentry.a2a._sessions import (
     DEFAULT_DATABASE,
     ContextSessionStore,
@@ -58,7 +59,11 @@ class A2AApp(BodySizeLimit):
         request_handler: DefaultRequestHandler,
         max_request_bytes: int,
     ) -> None:
-        super().__init__(starlette, max_bytes=max_request_bytes, jsonrpc_path=_JSONRPC_PATH)
+        super().__init__(
+            UnsupportedMediaTypeGuard(starlette, jsonrpc_path=_JSONRPC_PATH),
+            max_bytes=max_request_bytes,
+            jsonrpc_path=_JSONRPC_PATH,
+        )
         self.starlette = starlette
         self.agent_card = agent_card
         self.executor = executor
@@ -66,10 +71,13 @@ class A2AApp(BodySizeLimit):
 
 
 class _TaskContextBuilder(SimpleRequestContextBuilder):
-    """Gives a follow-up message that names only its task the task's own context id.
+    """Refuses a message without content, and gives a follow-up message that names only
+    its task the task's own context id.
 
-    Without this, such a message gets a fresh context id, which conflicts with the stored
-    task once the server has restarted.
+    The refusal comes before the server creates or touches a task, so a refused message
+    leaves no task behind and a waiting task keeps waiting. Without the context id, such
+    a follow-up gets a fresh one, which conflicts with the stored task once the server has
+    restarted.
     """
 
     def __init__(self, task_store: TaskStore) -> None:
@@ -85,6 +93,8 @@ class _TaskContextBuilder(SimpleRequestContextBuilder):
         context_id: str | None = None,
         task: Task | None = None,
     ) -> RequestContext:
+        if params is not None and not parts_to_contents(params.message.parts):
+            raise InvalidParamsError(message=NO_CONTENT_MESSAGE)
         if task_id and not context_id:
             stored = await self._tasks.get(task_id, context)
             if stored is not None and stored.context_id:
@@ -104,6 +114,9 @@ def create_app(
     sessions: ContextSessionStore | None = None,
     max_request_bytes: int = 10 * 1024 * 1024,
     idle_task_timeout: float | None = 600.0,
+    reply_with: ReplyMode = "task",
+    card_cache_control: str | None = DEFAULT_CARD_CACHE_CONTROL,
+    card_last_modified: datetime | None = None,
     **card_options: Any,
 ) -> A2AApp:
     """An ASGI app serving `agent` over A2A, with the JSON-RPC and HTTP+JSON bindings.
@@ -124,14 +137,21 @@ def create_app(
         idle_task_timeout: Seconds after which a task waiting for input stops holding
             memory; the user's answer still resumes it from the store. `None` keeps
             waiting tasks in memory.
+        reply_with: `"task"` answers every message with a task; `"message"` answers a
+            new message with one bare A2A message, and with a task only when the run
+            needs the user's input or fails.
+        card_cache_control: The agent card's `Cache-Control` header (five minutes of
+            public caching by default); `None` sends none. The card always has an `ETag`.
+        card_last_modified: The agent card's `Last-Modified` time (default: when the app
+            was created).
         **card_options: Passed to :func:`build_agent_card` (name, description, skills...).
 
     Returns:
         The ASGI application; run it with any ASGI server, such as uvicorn.
 
     Raises:
-        A2AConfigError: Both `agent_card` and card options were given, or a limit is not
-            positive.
+        A2AConfigError: Both `agent_card` and card options were given, a limit is not
+            positive, or `reply_with` is neither `"task"` nor `"message"`.
 
     Example:
         >>> from agentry.clients.scripted import ScriptedChatClient
@@ -149,6 +169,7 @@ def create_app(
         raise A2AConfigError(f"max_request_bytes must be positive, got {max_request_bytes}")
     if idle_task_timeout is not None and idle_task_timeout <= 0:
         raise A2AConfigError(f"idle_task_timeout must be positive, got {idle_task_timeout}")
+    reply_with = check_reply_mode(reply_with)
     card = agent_card or build_agent_card(agent, url=url, **card_options)
     engine: AsyncEngine | None = None
     if task_store is None:
@@ -163,7 +184,7 @@ def create_app(
             sessions = InMemoryContextSessionStore()
         else:
             sessions = owned_sessions = SQLiteContextSessionStore(database)
-    executor = AgentryAgentExecutor(agent, sessions=sessions)
+    executor = AgentryAgentExecutor(agent, sessions=sessions, reply_with=reply_with)
     handler = DefaultRequestHandler(
         agent_executor=executor,
         task_store=task_store,
@@ -187,7 +208,11 @@ def create_app(
                 await engine.dispose()
 
     routes = [
-        *create_agent_card_routes(card),
+        *card_routes(
+            card,
+            cache_control=card_cache_control,
+            last_modified=card_last_modified or datetime.now(timezone.utc),
+        ),
         *create_jsonrpc_routes(handler, rpc_url=_JSONRPC_PATH),
         *create_rest_routes(handler),
     ]

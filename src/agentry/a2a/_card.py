@@ -1,21 +1,36 @@
-"""Building an A2A agent card from an agentry agent."""
+"""Building an A2A agent card from an agentry agent, and serving it with cache headers."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from datetime import datetime, timezone
+from email.utils import format_datetime, parsedate_to_datetime
 from typing import Any
 
+from a2a.server.routes import create_agent_card_routes
 from a2a.types import AgentCapabilities, AgentCard, AgentInterface, AgentSkill
 from a2a.utils.constants import PROTOCOL_VERSION_CURRENT, TransportProtocol
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Route
 
 from agentry.agents import SupportsAgentRun
 from agentry.tools import FunctionTool
 
-__all__ = ["DEFAULT_INPUT_MODES", "DEFAULT_OUTPUT_MODES", "build_agent_card"]
+__all__ = [
+    "DEFAULT_CARD_CACHE_CONTROL",
+    "DEFAULT_INPUT_MODES",
+    "DEFAULT_OUTPUT_MODES",
+    "build_agent_card",
+    "card_routes",
+]
 
 DEFAULT_INPUT_MODES = ("text/plain", "application/json")
 DEFAULT_OUTPUT_MODES = ("text/plain", "application/json")
+
+DEFAULT_CARD_CACHE_CONTROL = "public, max-age=300"
+"""How long clients may keep the agent card without asking again: five minutes."""
 
 
 def build_agent_card(
@@ -100,3 +115,50 @@ def _skills_of(agent: SupportsAgentRun, name: str, description: str) -> list[Age
         return skills
     skill_id = re.sub(r"[^a-z0-9_-]+", "-", name.lower()).strip("-") or "agent"
     return [AgentSkill(id=skill_id, name=name, description=description, tags=["agent"])]
+
+
+def card_routes(
+    card: AgentCard, *, cache_control: str | None, last_modified: datetime
+) -> list[BaseRoute]:
+    """The route serving `card` with `ETag`, `Cache-Control` and `Last-Modified` headers.
+
+    A request with `If-None-Match` (the card's ETag) or `If-Modified-Since` (not before
+    `last_modified`) gets `304 Not Modified`.
+    """
+    changed = last_modified.astimezone(timezone.utc).replace(microsecond=0)
+    stamp = format_datetime(changed, usegmt=True)
+    routes: list[BaseRoute] = []
+    for route in create_agent_card_routes(card, cache_control=cache_control):
+        assert isinstance(route, Route)
+        served = route.endpoint
+
+        async def endpoint(request: Request, served: Any = served) -> Response:
+            response: Response = await served(request)
+            response.headers["Last-Modified"] = stamp
+            if response.status_code == 200 and _unchanged_since(request, changed):
+                headers = {
+                    k: v
+                    for k, v in response.headers.items()
+                    if k not in ("content-length", "content-type")
+                }
+                return Response(status_code=304, headers=headers)
+            return response
+
+        routes.append(Route(route.path, endpoint, methods=["GET"]))
+    return routes
+
+
+def _unchanged_since(request: Request, changed: datetime) -> bool:
+    """Whether the request's `If-Modified-Since` says the client has the card already."""
+    if "if-none-match" in request.headers:
+        return False  # the ETag decides (RFC 9110, 13.1.3)
+    since = request.headers.get("if-modified-since")
+    if not since:
+        return False
+    try:
+        moment = parsedate_to_datetime(since)
+    except (TypeError, ValueError):
+        return False
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return changed <= moment

@@ -15,9 +15,11 @@ from a2a.client import A2ACardResolver, Client, ClientConfig, create_client
 from a2a.types import (
     AgentCard,
     CancelTaskRequest,
+    GetTaskRequest,
     Part,
     Role,
     SendMessageRequest,
+    StreamResponse,
     TaskState,
 )
 from a2a.types import Message as A2AMessage
@@ -26,10 +28,8 @@ from google.protobuf import json_format, struct_pb2
 from typing_extensions import Self
 
 from agentry.a2a._errors import A2AConfigError, RemoteAgentError
-from agentry.a2a._parts import (
-    content_to_part,
-)
-from agentry.a2a._task_reader import FAILED_STATES, TaskReader
+from agentry.a2a._parts import METADATA_PROPERTY, content_to_part
+from agentry.a2a._task_reader import FAILED_STATES, TaskReader, task_has_ended
 from agentry.agents import BaseAgent
 from agentry.agents._agent_middleware import run_with_agent_middleware
 from agentry.errors import ContentError
@@ -48,6 +48,8 @@ from agentry.types import (
 __all__ = ["A2AAgent"]
 
 _STATE_KEY = "agentry.a2a.remote"
+_FIRST_POLL = 0.05
+_LONGEST_POLL = 1.0
 
 
 class A2AAgent(BaseAgent):
@@ -68,7 +70,9 @@ class A2AAgent(BaseAgent):
         agent_card: The remote agent's card, instead of `url`.
         name: The agent's name (default: the card's).
         description: The agent's description (default: the card's).
-        streaming: Stream the remote task (when the remote agent can).
+        streaming: Stream the remote task (when the remote agent can). Without streaming,
+            the message is sent with `return_immediately` and the task is polled until it
+            ends, so an abandoned run still cancels it.
         bindings: Protocol bindings to use, in order of preference.
         timeout: Seconds to wait for each HTTP exchange with the remote agent.
         httpx_client: An HTTP client to use (default: one owned by the agent).
@@ -209,6 +213,11 @@ class A2AAgent(BaseAgent):
                     ) from error
             return self._client
 
+    def _streams(self) -> bool:
+        """Whether runs stream the remote task (the agent can, and was not told not to)."""
+        card = self.agent_card
+        return self.streaming and card is not None and card.capabilities.streaming
+
     async def _exchange(
         self, messages: list[Message], session: AgentSession | None
     ) -> AsyncIterator[AgentResponseUpdate]:
@@ -226,7 +235,11 @@ class A2AAgent(BaseAgent):
         reader = TaskReader(self.name)
         finished = False
         try:
-            async for event in client.send_message(request):
+            if self._streams():
+                events = client.send_message(request)
+            else:
+                events = _polled_events(client, request, reader)
+            async for event in events:
                 for update in reader.read(event):
                     yield update
             finished = True
@@ -288,13 +301,43 @@ def _outgoing_message(messages: list[Message], context_id: str, task_id: str) ->
         )
     if not parts:
         raise ContentError("A2AAgent needs input to send: text, data, files, or approval responses")
-    return A2AMessage(
-        message_id=uuid.uuid4().hex,
+    outgoing = A2AMessage(
+        message_id=next((m.message_id for m in reversed(messages) if m.message_id), None)
+        or uuid.uuid4().hex,
         role=Role.ROLE_USER,
         context_id=context_id,
         task_id=task_id,
         parts=parts,
     )
+    metadata: dict[str, Any] = {}
+    for message in messages:
+        value = (message.additional_properties or {}).get(METADATA_PROPERTY)
+        if isinstance(value, dict):
+            metadata.update(cast("dict[str, Any]", _jsonable(value)))
+    if metadata:
+        outgoing.metadata.update(metadata)
+    return outgoing
+
+
+async def _polled_events(
+    client: Client, request: SendMessageRequest, reader: TaskReader
+) -> AsyncIterator[StreamResponse]:
+    """Events of a task followed without streaming: the task as soon as the remote agent
+    has made it (so the run knows its id from the start), then the task once it ends.
+
+    The message is sent with `return_immediately`; the task is then read with `GetTask`
+    every 50 ms at first, less often as it runs longer (at most once a second).
+    """
+    request.configuration.return_immediately = True
+    async for event in client.send_message(request):
+        yield event
+    delay = _FIRST_POLL
+    while reader.task_id and not reader.ended:
+        await asyncio.sleep(delay)
+        delay = min(delay * 2, _LONGEST_POLL)
+        task = await client.get_task(GetTaskRequest(id=reader.task_id))
+        if task_has_ended(task):
+            yield StreamResponse(task=task)
 
 
 def _jsonable(value: Any) -> Any:

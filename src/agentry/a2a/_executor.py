@@ -3,14 +3,14 @@
 One A2A message starts (or continues) one agent run. The executor streams the run's text
 as one artifact, reports tool calls as `working` status updates, turns tool-approval
 requests and workflow requests for information into `input-required`, and always ends a
-task in a terminal or interrupted state.
+task in a terminal or interrupted state. An executor made with `reply_with="message"`
+answers a new message with one bare message instead, unless the run needs input or fails.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import uuid
 import weakref
 from collections.abc import Sequence
 from typing import Any, cast
@@ -18,27 +18,33 @@ from typing import Any, cast
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
 from a2a.server.tasks import TaskUpdater
-from a2a.types import Part, Task, TaskState, TaskStatus
+from a2a.types import Message as A2AMessage
+from a2a.types import Part
 from a2a.utils.errors import InvalidParamsError
 
-from agentry.a2a._answers import ANSWER_HINT, is_info_request, request_answers
-from agentry.a2a._parts import (
-    content_to_part,
-    message_to_agentry,
-    to_a2a_message,
+from agentry.a2a._answers import (
+    ANSWER_HINT,
+    declined_results,
+    describe_requests,
+    is_info_request,
+    read_follow_up,
 )
+from agentry.a2a._parts import content_to_part, message_to_agentry, to_a2a_message
+from agentry.a2a._replies import MessageReply, Reply, ReplyMode, TaskReply, check_reply_mode
 from agentry.a2a._sessions import ContextSessionStore, InMemoryContextSessionStore
 from agentry.agents import SupportsAgentRun
 from agentry.observability import _state as telemetry
 from agentry.sessions import AgentSession
 from agentry.types import AgentResponseUpdate, Content, Message
 
-__all__ = ["AgentryAgentExecutor"]
+__all__ = ["NO_CONTENT_MESSAGE", "AgentryAgentExecutor"]
 
 logger = logging.getLogger("agentry.a2a")
 
 _STATE_KEY = "agentry.a2a"
-_ARTIFACT_NAME = "response"
+
+NO_CONTENT_MESSAGE = "the message has no content: send at least one text, data, raw or url part"
+"""Why a message without content is refused."""
 
 
 class AgentryAgentExecutor(AgentExecutor):
@@ -48,24 +54,37 @@ class AgentryAgentExecutor(AgentExecutor):
     `context_id` continue the conversation. Tool-approval requests (and a workflow's
     requests for information) put the task in `TASK_STATE_INPUT_REQUIRED`; the user's next
     message on the task (yes/no, a data part `{"approved": true}`, or the information)
-    answers them and the run resumes. Failures end the task in `TASK_STATE_FAILED` with
-    the reason; cancellation ends it in `TASK_STATE_CANCELED`.
+    answers them and the run resumes. A message on the task that holds no answer at all is
+    a new message: the waiting approvals are declined and the agent gets the message.
+    Failures end the task in `TASK_STATE_FAILED` with the reason; cancellation ends it in
+    `TASK_STATE_CANCELED`.
 
     Args:
         agent: The agent to run.
         sessions: Where sessions are kept between messages (default: in memory).
+        reply_with: `"task"` (the default) answers every message with a task;
+            `"message"` answers a new message with one bare A2A message holding the whole
+            answer, and uses a task only when the run needs input or fails.
+
+    Raises:
+        A2AConfigError: `reply_with` is neither `"task"` nor `"message"`.
 
     Example:
         >>> from agentry.clients.scripted import ScriptedChatClient
         >>> agent = ScriptedChatClient(["Hello!"]).as_agent(name="greeter")
-        >>> executor = AgentryAgentExecutor(agent)
+        >>> executor = AgentryAgentExecutor(agent, reply_with="message")
     """
 
     def __init__(
-        self, agent: SupportsAgentRun, *, sessions: ContextSessionStore | None = None
+        self,
+        agent: SupportsAgentRun,
+        *,
+        sessions: ContextSessionStore | None = None,
+        reply_with: ReplyMode = "task",
     ) -> None:
         self.agent = agent
         self.sessions: ContextSessionStore = sessions or InMemoryContextSessionStore()
+        self.reply_with: ReplyMode = check_reply_mode(reply_with)
         # One run at a time per context; a lock disappears once no run holds or awaits it.
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
         self._cleanups: set[asyncio.Task[None]] = set()
@@ -82,24 +101,26 @@ class AgentryAgentExecutor(AgentExecutor):
             raise InvalidParamsError(message="the request has no message to run the agent on")
         user_message = message_to_agentry(message)
         if not user_message.contents:
-            raise InvalidParamsError(
-                message="the message has no content: send at least one text, data, raw or url part"
+            raise InvalidParamsError(message=NO_CONTENT_MESSAGE)
+        reply: Reply
+        if current is None and self.reply_with == "message":
+            reply = MessageReply(
+                event_queue, task_id=task_id, context_id=context_id, request=message
             )
-        if current is None:
-            await event_queue.enqueue_event(
-                Task(
-                    id=task_id,
-                    context_id=context_id,
-                    status=TaskStatus(state=TaskState.TASK_STATE_SUBMITTED),
-                    history=[message],
-                )
+        else:
+            reply = task = TaskReply(
+                event_queue,
+                task_id=task_id,
+                context_id=context_id,
+                request=message,
+                is_new=current is None,
             )
-        updater = TaskUpdater(event_queue, task_id, context_id)
+            await task.open()
         async with self._lock(context_id):
             session: AgentSession | None = None
             try:
                 session = await self._load_session(context_id)
-                run = self._run(user_message, session, context_id, task_id, updater)
+                run = self._run(user_message, session, context_id, task_id, reply)
                 if telemetry.enabled:  # telemetry hook
                     from agentry.observability import traced_call
 
@@ -121,11 +142,7 @@ class AgentryAgentExecutor(AgentExecutor):
                 raise
             except Exception as error:
                 logger.exception("agent run for A2A task %s failed", task_id)
-                await updater.failed(
-                    updater.new_agent_message(
-                        [Part(text=f"The agent failed: {type(error).__name__}: {error}")]
-                    )
-                )
+                await reply.fail(f"The agent failed: {type(error).__name__}: {error}")
 
     async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
         """Mark the task canceled; the server then stops the running `execute`."""
@@ -163,24 +180,41 @@ class AgentryAgentExecutor(AgentExecutor):
         session: AgentSession,
         context_id: str,
         task_id: str,
-        updater: TaskUpdater,
+        reply: Reply,
     ) -> None:
         """Run the agent; the session is saved before the task's final status goes out."""
+        inputs = [user_message]
         pending = _pending_requests(session, task_id)
         if pending:
-            answers = request_answers(user_message, pending)
-            if answers is None:
-                await self._ask(
-                    updater, pending, f"The pending request needs an answer. {ANSWER_HINT}"
+            follow_up = read_follow_up(user_message, pending)
+            if follow_up.answers is not None:
+                inputs = [
+                    Message(
+                        "user",
+                        follow_up.answers,
+                        message_id=user_message.message_id,
+                        additional_properties=user_message.additional_properties,
+                    )
+                ]
+            elif follow_up.is_new_message:
+                inputs = [declined_results(pending), user_message]
+            else:
+                waits_for = describe_requests(follow_up.open_requests)
+                await reply.ask(
+                    _asking(
+                        pending,
+                        context_id,
+                        task_id,
+                        f"The task still waits for {waits_for}; answer every waiting request "
+                        f"in one message. {ANSWER_HINT}",
+                    )
                 )
                 return
             _set_pending_requests(session, task_id, [])
-            user_message = Message("user", answers)
-        await updater.start_work()
-        writer = _ArtifactWriter(updater)
+        await reply.start()
         requests: list[Content] = []
         answered: set[str] = set()
-        stream = self.agent.run([user_message], stream=True, session=session)
+        stream = self.agent.run(inputs, stream=True, session=session)
         try:
             async for update in stream:
                 for content in update.contents:
@@ -188,95 +222,39 @@ class AgentryAgentExecutor(AgentExecutor):
                         requests.append(content)
                     elif content.type == "function_result":
                         answered.add(content.call_id or "")
-                await self._publish(update, writer, updater)
+                await _publish(update, reply)
         finally:
             await stream.aclose()
-        await writer.finish()
         # A `request_info` call that got no result in the run waits for the user.
         requests = [r for r in requests if not is_info_request(r) or r.call_id not in answered]
         if requests:
             _set_pending_requests(session, task_id, requests)
             await self.sessions.save(context_id, session)
-            await self._ask(updater, requests, f"The agent needs your input. {ANSWER_HINT}")
+            await reply.ask(
+                _asking(requests, context_id, task_id, f"The agent needs your input. {ANSWER_HINT}")
+            )
             return
         await self.sessions.save(context_id, session)
-        await updater.complete()
-
-    async def _publish(
-        self, update: AgentResponseUpdate, writer: _ArtifactWriter, updater: TaskUpdater
-    ) -> None:
-        for content in update.contents:
-            if content.type == "function_call" and not is_info_request(content):
-                await updater.update_status(
-                    TaskState.TASK_STATE_WORKING,
-                    updater.new_agent_message([Part(text=f"Calling tool {content.name}.")]),
-                )
-            elif content.type == "function_result":
-                await updater.update_status(
-                    TaskState.TASK_STATE_WORKING,
-                    updater.new_agent_message([Part(text="Tool call finished.")]),
-                )
-            elif update.role in (None, "assistant") and not content.user_input_request:
-                part = content_to_part(content)
-                if part is not None:
-                    await writer.add(part)
-
-    @staticmethod
-    async def _ask(updater: TaskUpdater, requests: Sequence[Content], text: str) -> None:
-        message = to_a2a_message(
-            requests,
-            context_id=updater.context_id,
-            task_id=updater.task_id,
-            extra_parts=[Part(text=text)],
-        )
-        await updater.requires_input(message)
+        await reply.complete()
 
 
-class _ArtifactWriter:
-    """Streams parts into one artifact as they come, then sends the artifact whole.
+async def _publish(update: AgentResponseUpdate, reply: Reply) -> None:
+    for content in update.contents:
+        if content.type == "function_call" and not is_info_request(content):
+            await reply.progress(f"Calling tool {content.name}.")
+        elif content.type == "function_result":
+            await reply.progress("Tool call finished.")
+        elif update.role in (None, "assistant") and not content.user_input_request:
+            part = content_to_part(content)
+            if part is not None:
+                await reply.add(part)
 
-    Chunks go out appended to the artifact; the closing event replaces the artifact with
-    its parts merged (consecutive text chunks as one text part) and marks the last chunk,
-    so the stored task holds one clean answer.
-    """
 
-    def __init__(self, updater: TaskUpdater) -> None:
-        self._updater = updater
-        self._artifact_id = uuid.uuid4().hex
-        self._parts: list[Part] = []
-
-    async def add(self, part: Part) -> None:
-        if part.WhichOneof("content") == "text" and not part.text:
-            return
-        await self._updater.add_artifact(
-            [part],
-            artifact_id=self._artifact_id,
-            name=_ARTIFACT_NAME,
-            append=bool(self._parts),
-            last_chunk=False,
-        )
-        previous = self._parts[-1] if self._parts else None
-        if (
-            previous is not None
-            and previous.WhichOneof("content") == "text"
-            and part.WhichOneof("content") == "text"
-            and previous.media_type == part.media_type
-        ):
-            previous.text += part.text
-        else:
-            copy = Part()
-            copy.CopyFrom(part)
-            self._parts.append(copy)
-
-    async def finish(self) -> None:
-        if self._parts:
-            await self._updater.add_artifact(
-                self._parts,
-                artifact_id=self._artifact_id,
-                name=_ARTIFACT_NAME,
-                append=False,
-                last_chunk=True,
-            )
+def _asking(requests: Sequence[Content], context_id: str, task_id: str, text: str) -> A2AMessage:
+    """The status message of a task waiting for `requests`: one data part each, and `text`."""
+    return to_a2a_message(
+        requests, context_id=context_id, task_id=task_id, extra_parts=[Part(text=text)]
+    )
 
 
 def _pending_requests(session: AgentSession, task_id: str) -> list[Content]:

@@ -1,13 +1,14 @@
 """Mapping between A2A parts and messages and agentry contents and messages.
 
 A2A text parts become text contents, raw bytes become `data` contents, URLs become `uri`
-contents, and structured `data` parts become text contents holding the JSON (so a model
-can read them) that remember the original value for the way back.
+contents (a part's filename is the content's `name`), and structured `data` parts become
+`Content.from_json` contents: text holding the JSON, so a model can read them, whose
+`json_value` is the part's value. On the way back, text content with a JSON media type
+becomes a data part again.
 """
 
 from __future__ import annotations
 
-import json
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, cast
@@ -16,12 +17,13 @@ from a2a.types import Message as A2AMessage
 from a2a.types import Part, Role
 from google.protobuf import json_format, struct_pb2
 
+from agentry.errors import ContentError
 from agentry.types import Content, Message
 
 __all__ = [
     "APPROVAL_REQUEST_KIND",
-    "DATA_PROPERTY",
     "INFO_REQUEST_KIND",
+    "METADATA_PROPERTY",
     "approval_request_data",
     "contents_to_parts",
     "content_to_part",
@@ -33,43 +35,35 @@ __all__ = [
     "to_a2a_message",
 ]
 
-DATA_PROPERTY = "a2a_data"
-"""Key in a text content's `additional_properties` that holds an A2A data part's value."""
-
 APPROVAL_REQUEST_KIND = "function_approval_request"
 """The `kind` of the data part that asks the user to approve a tool call."""
 
 INFO_REQUEST_KIND = "request_info"
 """The `kind` of the data part that asks the user for information (a workflow's request)."""
 
-_FILENAME_PROPERTY = "filename"
+METADATA_PROPERTY = "a2a_metadata"
+"""Key of `Message.additional_properties` holding an A2A message's `metadata`."""
+
+_JSON = "application/json"
 
 
 def part_to_content(part: Part) -> Content | None:
     """One A2A part as an agentry content, or `None` for a part that holds nothing."""
-    properties: dict[str, Any] = {}
-    if part.filename:
-        properties[_FILENAME_PROPERTY] = part.filename
+    name = part.filename or None
     media_type = part.media_type or None
     kind = part.WhichOneof("content")
     if kind == "text":
-        return Content.from_text(part.text, additional_properties=properties or None)
+        return Content.from_text(part.text, media_type=media_type, name=name)
     if kind == "raw":
-        return Content.from_data(
-            part.raw,
-            media_type or "application/octet-stream",
-            additional_properties=properties or None,
-        )
+        return Content.from_data(part.raw, media_type or "application/octet-stream", name=name)
     if kind == "url":
-        return Content.from_uri(part.url, media_type, additional_properties=properties or None)
+        return Content.from_uri(part.url, media_type, name=name)
     if kind == "data":
         value = data_of(part)
-        properties[DATA_PROPERTY] = value
-        return Content.from_text(
-            json.dumps(value, ensure_ascii=False, sort_keys=True),
-            media_type=media_type or "application/json",
-            additional_properties=properties,
-        )
+        try:
+            return Content.from_json(value, media_type=media_type or _JSON, name=name)
+        except ContentError:  # a data part labelled with a media type that is not JSON
+            return Content.from_json(value, name=name)
     return None
 
 
@@ -83,7 +77,8 @@ def parts_to_contents(parts: Iterable[Part]) -> list[Content]:
 
 
 def data_of(part: Part) -> Any:
-    """The JSON value of a data part, with whole numbers as `int` again."""
+    """The JSON value of a data part, with whole numbers as `int` again and keys sorted
+    (protobuf keeps no key order)."""
     return _whole_numbers(json_format.MessageToDict(part.data))
 
 
@@ -94,7 +89,14 @@ def message_to_agentry(message: A2AMessage) -> Message:
         role,
         parts_to_contents(message.parts),
         message_id=message.message_id or None,
+        additional_properties=_metadata_properties(message),
     )
+
+
+def _metadata_properties(message: A2AMessage) -> dict[str, Any] | None:
+    if not message.HasField("metadata") or not message.metadata.fields:
+        return None
+    return {METADATA_PROPERTY: _whole_numbers(json_format.MessageToDict(message.metadata))}
 
 
 def content_to_part(content: Content) -> Part | None:
@@ -103,12 +105,16 @@ def content_to_part(content: Content) -> Part | None:
     Function calls and results, reasoning and usage stay inside the agent; approval
     requests become data parts (see :func:`approval_request_data`).
     """
-    properties = content.additional_properties or {}
-    filename = str(properties.get(_FILENAME_PROPERTY) or "")
+    filename = content.name or ""
     if content.type == "text":
-        if DATA_PROPERTY in properties:
-            return _data_part(properties[DATA_PROPERTY], content.media_type)
-        return Part(text=content.text or "", media_type=content.media_type or "")
+        try:
+            part = _data_part(content.json_value, content.media_type)
+        except ContentError:  # plain text, or text that only claims to be JSON
+            return Part(
+                text=content.text or "", media_type=content.media_type or "", filename=filename
+            )
+        part.filename = filename
+        return part
     if content.type == "data":
         return Part(
             raw=content.get_data_bytes(), media_type=content.media_type or "", filename=filename
@@ -191,7 +197,7 @@ def _whole_numbers(value: Any) -> Any:
         return int(value)
     if isinstance(value, Mapping):
         items = cast("Mapping[str, Any]", value)
-        return {k: _whole_numbers(v) for k, v in items.items()}
+        return {k: _whole_numbers(items[k]) for k in sorted(items)}
     if isinstance(value, list):
         return [_whole_numbers(v) for v in cast("list[Any]", value)]
     return value

@@ -11,7 +11,7 @@ from a2a.types import Part, StreamResponse, Task, TaskState
 from agentry.a2a._parts import APPROVAL_REQUEST_KIND, INFO_REQUEST_KIND, data_of, part_to_content
 from agentry.types import AgentResponseUpdate, Content
 
-__all__ = ["FAILED_STATES", "TaskReader"]
+__all__ = ["FAILED_STATES", "TaskReader", "task_has_ended"]
 
 FAILED_STATES: dict[int, str] = {
     TaskState.TASK_STATE_FAILED: "failed",
@@ -20,6 +20,18 @@ FAILED_STATES: dict[int, str] = {
     TaskState.TASK_STATE_AUTH_REQUIRED: "auth-required",
 }
 """Final states that make a run fail, with their protocol names."""
+
+
+def task_has_ended(task: Task) -> bool:
+    """Whether `task` ended, or waits for the user: a run following it is over."""
+    return _ends_the_run(task.status.state)
+
+
+def _ends_the_run(state: TaskState.ValueType) -> bool:
+    return state in FAILED_STATES or state in (
+        TaskState.TASK_STATE_COMPLETED,
+        TaskState.TASK_STATE_INPUT_REQUIRED,
+    )
 
 
 class TaskReader:
@@ -36,10 +48,8 @@ class TaskReader:
 
     @property
     def ended(self) -> bool:
-        return self.state in FAILED_STATES or self.state in (
-            TaskState.TASK_STATE_COMPLETED,
-            TaskState.TASK_STATE_INPUT_REQUIRED,
-        )
+        """Whether the run is over: the task ended, or waits for the user."""
+        return _ends_the_run(self.state)
 
     def read(self, event: StreamResponse) -> list[AgentResponseUpdate]:
         kind = event.WhichOneof("payload")

@@ -337,7 +337,7 @@ def _user_part(content: Content) -> dict[str, Any] | None:
                 "input_audio": {"data": encoded, "format": media_type.split("/", 1)[1]},
             }
         if content.type == "data":
-            filename = (content.additional_properties or {}).get("filename", "file")
+            filename = content.name or (content.additional_properties or {}).get("filename", "file")
             return {"type": "file", "file": {"file_data": content.uri, "filename": filename}}
         return {"type": "text", "text": content.uri}
     return None

@@ -214,7 +214,7 @@ def _input_part(content: Content) -> dict[str, Any]:
     if media_type.startswith("image/") or (content.type == "uri" and not media_type):
         return {"type": "input_image", "image_url": content.uri, "detail": "auto"}
     if content.type == "data":
-        filename = (content.additional_properties or {}).get("filename", "file")
+        filename = content.name or (content.additional_properties or {}).get("filename", "file")
         return {"type": "input_file", "file_data": content.uri, "filename": filename}
     return {"type": "input_file", "file_url": content.uri}
 

@@ -17,6 +17,17 @@ if TYPE_CHECKING:
 
 __all__ = ["Content", "ContentType", "UsageDetails", "add_usage_details"]
 
+_JSON_MEDIA_TYPE = "application/json"
+
+
+def _is_json_media_type(media_type: str | None) -> bool:
+    """Whether `media_type` names JSON: `application/json` or a type ending in `+json`."""
+    if not media_type:
+        return False
+    essence = media_type.split(";", 1)[0].strip().lower()
+    return essence == _JSON_MEDIA_TYPE or essence.endswith("+json")
+
+
 ContentType = Literal[
     "text",
     "text_reasoning",
@@ -195,20 +206,80 @@ class Content:
         return cls("text_reasoning", text=text, **kwargs)
 
     @classmethod
-    def from_data(cls, data: bytes, media_type: str, **kwargs: Any) -> Self:
-        """Binary data (an image, a file), kept as a base64 `data:` URI."""
+    def from_data(
+        cls, data: bytes, media_type: str, *, name: str | None = None, **kwargs: Any
+    ) -> Self:
+        """Binary data (an image, a file), kept as a base64 `data:` URI.
+
+        Args:
+            data: The bytes.
+            media_type: Their media type, such as `"image/png"`.
+            name: The file's name, such as `"chart.png"`, kept in `name`.
+
+        Example:
+            >>> Content.from_data(b"a,b", "text/csv", name="t.csv").name
+            't.csv'
+        """
         encoded = base64.b64encode(data).decode("ascii")
         return cls(
-            "data", uri=f"data:{media_type};base64,{encoded}", media_type=media_type, **kwargs
+            "data",
+            uri=f"data:{media_type};base64,{encoded}",
+            media_type=media_type,
+            name=name,
+            **kwargs,
         )
 
     @classmethod
-    def from_uri(cls, uri: str, media_type: str | None = None, **kwargs: Any) -> Self:
-        """A reference to content elsewhere; a `data:` URI becomes `data` content."""
+    def from_uri(
+        cls, uri: str, media_type: str | None = None, *, name: str | None = None, **kwargs: Any
+    ) -> Self:
+        """A reference to content elsewhere; a `data:` URI becomes `data` content.
+
+        Args:
+            uri: Where the content is.
+            media_type: Its media type, when known.
+            name: The file's name, such as `"report.pdf"`, kept in `name`.
+        """
         if uri.startswith("data:"):
             header = uri[5:].split(",", 1)[0]
-            return cls("data", uri=uri, media_type=media_type or header.split(";")[0], **kwargs)
-        return cls("uri", uri=uri, media_type=media_type, **kwargs)
+            return cls(
+                "data",
+                uri=uri,
+                media_type=media_type or header.split(";")[0],
+                name=name,
+                **kwargs,
+            )
+        return cls("uri", uri=uri, media_type=media_type, name=name, **kwargs)
+
+    @classmethod
+    def from_json(cls, value: Any, *, media_type: str = _JSON_MEDIA_TYPE, **kwargs: Any) -> Self:
+        """Structured data: a JSON value, kept as `text` content holding its JSON.
+
+        A model reads the JSON text; :attr:`json_value` gives the value back. Protocols
+        that carry structured data (A2A data parts) map it to and from this content.
+
+        Args:
+            value: Any JSON value (dict, list, string, number, bool or `None`).
+            media_type: A JSON media type: `application/json` or one ending in `+json`.
+
+        Raises:
+            ContentError: `value` is not JSON, or `media_type` is not a JSON media type.
+
+        Example:
+            >>> data = Content.from_json({"total": 3})
+            >>> (data.text, data.media_type, data.json_value)
+            ('{"total": 3}', 'application/json', {'total': 3})
+        """
+        if not _is_json_media_type(media_type):
+            raise ContentError(
+                f"from_json() needs a JSON media type (application/json or one ending in "
+                f"+json), got {media_type!r}"
+            )
+        try:
+            text = json.dumps(value, ensure_ascii=False, allow_nan=False)
+        except (TypeError, ValueError, RecursionError) as error:
+            raise ContentError(f"from_json() needs a JSON value: {error}") from None
+        return cls("text", text=text, media_type=media_type, **kwargs)
 
     @classmethod
     def from_error(cls, message: str, *, error_code: str | None = None, **kwargs: Any) -> Self:
@@ -265,6 +336,24 @@ class Content:
         )
 
     # endregion
+
+    @property
+    def json_value(self) -> Any:
+        """The value of structured-data content (see :meth:`from_json`).
+
+        Raises:
+            ContentError: This is not text content with a JSON media type, or its text is
+                not valid JSON.
+        """
+        if self.type != "text" or not _is_json_media_type(self.media_type):
+            raise ContentError(
+                f"json_value needs text content with a JSON media type (see from_json), not "
+                f"{self.type!r} content with media type {self.media_type!r}"
+            )
+        try:
+            return json.loads(self.text or "")
+        except (ValueError, RecursionError) as error:
+            raise ContentError(f"the content's text is not valid JSON: {error}") from None
 
     @property
     def user_input_request(self) -> bool:
@@ -326,11 +415,19 @@ class Content:
     # region merging (streaming)
 
     def can_merge(self, other: Content) -> bool:
-        """Whether `other` continues this content in a stream (same text kind or call)."""
+        """Whether `other` continues this content in a stream (same text kind or call).
+
+        Text continues text of the same media type and name; structured data
+        (:meth:`from_json`) is always a whole piece of its own.
+        """
         if self.type != other.type:
             return False
         if self.type in ("text", "text_reasoning"):
-            return True
+            return (
+                self.media_type == other.media_type
+                and self.name == other.name
+                and not _is_json_media_type(self.media_type)
+            )
         if self.type == "function_call":
             return other.call_id in (None, "", self.call_id)
         return False

@@ -1,0 +1,215 @@
+"""Follow-up messages on a task: new messages instead of answers, message ids and
+metadata, and messages the server refuses."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from typing import Any
+
+import httpx
+import pytest
+from a2a.types import ListTasksRequest, Message, Part, Role, SendMessageRequest, TaskState
+from a2a.utils.errors import InvalidParamsError
+from google.protobuf import json_format, struct_pb2
+
+from agentry import Agent, tool
+from agentry import Message as AgentryMessage
+from agentry.a2a import A2AAgent
+from agentry.a2a._answers import DECLINED_RESULT
+from agentry.clients.scripted import ScriptedChatClient
+from agentry.middleware import AgentContext, agent_middleware
+from agentry.types import ChatOptions
+
+from .conftest import BINDINGS, a2a_client, serve
+from .helpers import artifact_text, send_blocking, user_message
+
+pytestmark = pytest.mark.timeout(30)
+
+deleted: list[str] = []
+
+
+@tool(approval_mode="always_require")
+def remove_file(path: str) -> str:
+    """Delete a file."""
+    deleted.append(path)
+    return f"deleted {path}"
+
+
+def answer_what_it_saw(messages: list[AgentryMessage], options: ChatOptions) -> str:
+    """Says which roles the model saw last, and the text of the user's last message."""
+    del options
+    roles = [m.role for m in messages[-3:]]
+    return f"saw {roles}: {messages[-1].text}"
+
+
+def waiting_agent() -> tuple[Agent, ScriptedChatClient]:
+    model = ScriptedChatClient(
+        [
+            ScriptedChatClient.function_call("remove_file", {"path": "a.txt"}, call_id="c1"),
+            answer_what_it_saw,
+        ]
+    )
+    return Agent(client=model, name="files", tools=[remove_file]), model
+
+
+@pytest.mark.parametrize("binding", BINDINGS)
+async def test_free_text_on_a_waiting_task_declines_the_call_and_reaches_the_agent(
+    binding: str,
+) -> None:
+    deleted.clear()
+    agent, model = waiting_agent()
+    async with serve(agent) as server, a2a_client(server.url, binding, streaming=False) as client:
+        waiting = await send_blocking(client, user_message("Delete a.txt"))
+        assert waiting.status.state == TaskState.TASK_STATE_INPUT_REQUIRED
+        done = await send_blocking(
+            client, user_message("Actually, keep it. What is 2 + 2?", task_id=waiting.id)
+        )
+    assert done.id == waiting.id
+    assert done.status.state == TaskState.TASK_STATE_COMPLETED
+    assert (
+        artifact_text(done)
+        == "saw ['assistant', 'tool', 'user']: Actually, keep it. What is 2 + 2?"
+    )
+    assert deleted == []
+    tool_message = model.calls[1].messages[-2]
+    assert [(c.type, c.call_id, c.result) for c in tool_message.contents] == [
+        ("function_result", "c1", DECLINED_RESULT)
+    ]
+
+
+async def test_the_conversation_goes_on_after_a_declined_call() -> None:
+    deleted.clear()
+    agent, model = waiting_agent()
+    model.add("Sure, anything else?")
+    async with serve(agent) as server, a2a_client(server.url, streaming=False) as client:
+        waiting = await send_blocking(client, user_message("Delete a.txt"))
+        await send_blocking(client, user_message("never mind", task_id=waiting.id))
+        later = await send_blocking(client, user_message("thanks", context_id=waiting.context_id))
+    assert artifact_text(later) == "Sure, anything else?"
+    roles = [m.role for m in model.calls[2].messages]
+    assert roles == ["user", "assistant", "tool", "user", "assistant", "user"]
+
+
+async def test_an_answer_that_leaves_an_approval_open_says_what_the_task_waits_for() -> None:
+    deleted.clear()
+    agent, model = waiting_agent()
+    async with serve(agent) as server, a2a_client(server.url, streaming=False) as client:
+        waiting = await send_blocking(client, user_message("Delete a.txt"))
+        still = await send_blocking(
+            client, user_message(task_id=waiting.id, data={"approvals": {"c9": True}})
+        )
+        text = " ".join(p.text for p in still.status.message.parts)
+        done = await send_blocking(client, user_message("yes", task_id=waiting.id))
+    assert still.status.state == TaskState.TASK_STATE_INPUT_REQUIRED
+    assert 'The task still waits for approval of remove_file {"path": "a.txt"} (id c1)' in text
+    assert done.status.state == TaskState.TASK_STATE_COMPLETED
+    assert deleted == ["a.txt"]
+    assert len(model.calls) == 2
+
+
+def rpc_send(message: dict[str, Any]) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": message}}
+
+
+def seen_by_the_agent() -> tuple[Agent, list[tuple[str | None, Any]]]:
+    """An agent that waits for an approval, recording the id and metadata of each input."""
+    seen: list[tuple[str | None, Any]] = []
+
+    @agent_middleware
+    async def record(context: AgentContext, call_next: Any) -> None:
+        for message in context.messages:
+            metadata = (message.additional_properties or {}).get("a2a_metadata")
+            seen.append((message.message_id, metadata))
+        await call_next()
+
+    model = ScriptedChatClient(
+        [
+            ScriptedChatClient.function_call("remove_file", {"path": "a.txt"}, call_id="c1"),
+            "done",
+        ]
+    )
+    agent = Agent(client=model, name="files", tools=[remove_file], middleware=[record])
+    return agent, seen
+
+
+@pytest.mark.parametrize("binding", BINDINGS)
+async def test_follow_ups_keep_the_clients_message_id_and_metadata(binding: str) -> None:
+    agent, seen = seen_by_the_agent()
+
+    def message(text: str, message_id: str, metadata: dict[str, Any], task_id: str = "") -> Any:
+        return SendMessageRequest(
+            message=Message(
+                message_id=message_id,
+                role=Role.ROLE_USER,
+                task_id=task_id,
+                parts=[Part(text=text)],
+                metadata=json_format.ParseDict(metadata, struct_pb2.Struct()),
+            )
+        )
+
+    async with serve(agent) as server, a2a_client(server.url, binding, streaming=False) as client:
+        waiting = await send_blocking(client, message("Delete a.txt", "m-1", {"turn": 1}))
+        done = await send_blocking(
+            client, message("yes", "m-2", {"turn": 2, "from": "phone"}, waiting.id)
+        )
+    assert done.status.state == TaskState.TASK_STATE_COMPLETED
+    assert seen == [("m-1", {"turn": 1}), ("m-2", {"turn": 2, "from": "phone"})]
+    assert [m.message_id for m in done.history if m.role == Role.ROLE_USER] == ["m-1", "m-2"]
+
+
+async def test_a_message_without_content_leaves_no_task_behind() -> None:
+    agent = Agent(client=ScriptedChatClient(["hello"]), name="plain")
+    async with serve(agent) as server:
+        async with httpx.AsyncClient(base_url=server.url, timeout=10) as http:
+            refused = await http.post(
+                "/",
+                json=rpc_send(
+                    {"messageId": uuid.uuid4().hex, "role": "ROLE_USER", "parts": [{"text": ""}]}
+                ),
+                headers={"A2A-Version": "1.0"},
+            )
+        async with a2a_client(server.url, streaming=False) as client:
+            with pytest.raises(InvalidParamsError, match="no content"):
+                await send_blocking(client, user_message(""))
+            tasks = (await client.list_tasks(ListTasksRequest())).tasks
+    assert refused.json()["error"]["code"] == -32602
+    assert "no content" in json.dumps(refused.json()["error"])
+    assert list(tasks) == []
+
+
+async def test_an_empty_follow_up_leaves_the_waiting_task_waiting() -> None:
+    deleted.clear()
+    agent, _ = waiting_agent()
+    async with serve(agent) as server, a2a_client(server.url, streaming=False) as client:
+        waiting = await send_blocking(client, user_message("Delete a.txt"))
+        with pytest.raises(InvalidParamsError, match="no content"):
+            await send_blocking(client, user_message("", task_id=waiting.id))
+        tasks = (await client.list_tasks(ListTasksRequest())).tasks
+        done = await send_blocking(client, user_message("yes", task_id=waiting.id))
+    assert [t.status.state for t in tasks] == [TaskState.TASK_STATE_INPUT_REQUIRED]
+    assert done.status.state == TaskState.TASK_STATE_COMPLETED
+    assert deleted == ["a.txt"]
+
+
+async def test_a2a_agent_sends_the_message_id_and_metadata_of_its_input() -> None:
+    agent, seen = seen_by_the_agent()
+    async with serve(agent) as server, A2AAgent(url=server.url) as remote:
+        session = remote.create_session()
+        first = AgentryMessage(
+            "user",
+            ["Delete a.txt"],
+            message_id="m-1",
+            additional_properties={"a2a_metadata": {"turn": 1}},
+        )
+        waiting = await remote.run(first, session=session)
+        [request] = waiting.user_input_requests
+        answer = AgentryMessage(
+            "user",
+            [request.to_function_approval_response(True)],
+            message_id="m-2",
+            additional_properties={"a2a_metadata": {"turn": 2}},
+        )
+        done = await remote.run(answer, session=session)
+    assert done.text == "done"
+    assert seen == [("m-1", {"turn": 1}), ("m-2", {"turn": 2})]
