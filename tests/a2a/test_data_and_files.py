@@ -20,17 +20,17 @@ pytestmark = pytest.mark.timeout(30)
 
 
 def test_json_content_keeps_its_value_and_reads_as_text() -> None:
-    data = Content.from_json({"total": 3, "items": ["a", "b"]})
+    data = Content.from_json_value({"total": 3, "items": ["a", "b"]})
     assert (data.type, data.media_type) == ("text", "application/json")
     assert data.text == '{"total": 3, "items": ["a", "b"]}'
     assert data.json_value == {"total": 3, "items": ["a", "b"]}
-    vendor = Content.from_json([1, 2], media_type="application/vnd.report+json")
+    vendor = Content.from_json_value([1, 2], media_type="application/vnd.report+json")
     assert vendor.json_value == [1, 2]
 
 
 def test_json_and_named_files_survive_to_dict_and_back() -> None:
     contents = [
-        Content.from_json({"total": 3}, name="summary"),
+        Content.from_json_value({"total": 3}, name="summary"),
         Content.from_data(b"a,b\n1,2\n", "text/csv", name="table.csv"),
         Content.from_uri("https://example.com/r.pdf", "application/pdf", name="report.pdf"),
     ]
@@ -43,9 +43,9 @@ def test_json_and_named_files_survive_to_dict_and_back() -> None:
 
 def test_what_is_not_json_is_refused_clearly() -> None:
     with pytest.raises(ContentError, match="needs a JSON value"):
-        Content.from_json({"when": object()})
+        Content.from_json_value({"when": object()})
     with pytest.raises(ContentError, match="needs a JSON media type"):
-        Content.from_json({"a": 1}, media_type="text/plain")
+        Content.from_json_value({"a": 1}, media_type="text/plain")
     with pytest.raises(ContentError, match="json_value needs text content with a JSON media"):
         _ = Content.from_text("hello").json_value
     with pytest.raises(ContentError, match="not valid JSON"):
@@ -59,8 +59,8 @@ def test_json_contents_are_never_merged_into_neighbouring_text() -> None:
                 "assistant",
                 [
                     Content.from_text("Totals: "),
-                    Content.from_json({"a": 1}),
-                    Content.from_json({"b": 2}),
+                    Content.from_json_value({"a": 1}),
+                    Content.from_json_value({"b": 2}),
                 ],
             )
         ]
@@ -70,7 +70,7 @@ def test_json_contents_are_never_merged_into_neighbouring_text() -> None:
 
 
 def test_typed_contents_map_to_a2a_parts_and_back() -> None:
-    data_part = content_to_part(Content.from_json({"total": 3}))
+    data_part = content_to_part(Content.from_json_value({"total": 3}))
     raw_part = content_to_part(Content.from_data(b"a,b", "text/csv", name="t.csv"))
     url_part = content_to_part(
         Content.from_uri("https://e.com/r.pdf", "application/pdf", name="r.pdf")
@@ -100,7 +100,7 @@ def analyst_answer(messages: list[Message], options: object) -> Message:
         "assistant",
         [
             Content.from_text("Here is the table."),
-            Content.from_json({"received": got}),
+            Content.from_json_value({"received": got}),
             Content.from_data(b"city,days\nParis,3\n", "text/csv", name="trip.csv"),
         ],
     )
@@ -132,7 +132,7 @@ async def test_a2a_agent_sends_and_receives_data_and_named_files(streaming: bool
         "user",
         [
             Content.from_text("Plan it"),
-            Content.from_json({"city": "Paris"}),
+            Content.from_json_value({"city": "Paris"}),
             Content.from_uri("https://example.com/notes.txt", "text/plain", name="notes.txt"),
         ],
     )

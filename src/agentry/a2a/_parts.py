@@ -61,9 +61,9 @@ def part_to_content(part: Part) -> Content | None:
     if kind == "data":
         value = data_of(part)
         try:
-            return Content.from_json(value, media_type=media_type or _JSON, name=name)
+            return Content.from_json_value(value, media_type=media_type or _JSON, name=name)
         except ContentError:  # a data part labelled with a media type that is not JSON
-            return Content.from_json(value, name=name)
+            return Content.from_json_value(value, name=name)
     return None
 
 

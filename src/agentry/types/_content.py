@@ -252,7 +252,9 @@ class Content:
         return cls("uri", uri=uri, media_type=media_type, name=name, **kwargs)
 
     @classmethod
-    def from_json(cls, value: Any, *, media_type: str = _JSON_MEDIA_TYPE, **kwargs: Any) -> Self:
+    def from_json_value(
+        cls, value: Any, *, media_type: str = _JSON_MEDIA_TYPE, **kwargs: Any
+    ) -> Self:
         """Structured data: a JSON value, kept as `text` content holding its JSON.
 
         A model reads the JSON text; :attr:`json_value` gives the value back. Protocols
@@ -266,19 +268,19 @@ class Content:
             ContentError: `value` is not JSON, or `media_type` is not a JSON media type.
 
         Example:
-            >>> data = Content.from_json({"total": 3})
+            >>> data = Content.from_json_value({"total": 3})
             >>> (data.text, data.media_type, data.json_value)
             ('{"total": 3}', 'application/json', {'total': 3})
         """
         if not _is_json_media_type(media_type):
             raise ContentError(
-                f"from_json() needs a JSON media type (application/json or one ending in "
+                f"from_json_value() needs a JSON media type (application/json or one ending in "
                 f"+json), got {media_type!r}"
             )
         try:
             text = json.dumps(value, ensure_ascii=False, allow_nan=False)
         except (TypeError, ValueError, RecursionError) as error:
-            raise ContentError(f"from_json() needs a JSON value: {error}") from None
+            raise ContentError(f"from_json_value() needs a JSON value: {error}") from None
         return cls("text", text=text, media_type=media_type, **kwargs)
 
     @classmethod
@@ -339,7 +341,7 @@ class Content:
 
     @property
     def json_value(self) -> Any:
-        """The value of structured-data content (see :meth:`from_json`).
+        """The value of structured-data content (see :meth:`from_json_value`).
 
         Raises:
             ContentError: This is not text content with a JSON media type, or its text is
@@ -347,7 +349,7 @@ class Content:
         """
         if self.type != "text" or not _is_json_media_type(self.media_type):
             raise ContentError(
-                f"json_value needs text content with a JSON media type (see from_json), not "
+                f"json_value needs text content with a JSON media type (see from_json_value), not "
                 f"{self.type!r} content with media type {self.media_type!r}"
             )
         try:
@@ -418,7 +420,7 @@ class Content:
         """Whether `other` continues this content in a stream (same text kind or call).
 
         Text continues text of the same media type and name; structured data
-        (:meth:`from_json`) is always a whole piece of its own.
+        (:meth:`from_json_value`) is always a whole piece of its own.
         """
         if self.type != other.type:
             return False
