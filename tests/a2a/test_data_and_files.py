@@ -1,4 +1,4 @@
-"""Structured data (`Content.from_json`) and named files, as contents and on the wire."""
+"""Structured data (`Content.from_json_value`) and named files, as contents and on the wire."""
 
 from __future__ import annotations
 
