@@ -12,7 +12,9 @@ from agentry.types._content import Content
 __all__ = ["AgentRunInputs", "Message", "RoleLiteral", "normalize_messages", "to_contents"]
 
 RoleLiteral = Literal["system", "user", "assistant", "tool"]
-"""The roles agentry itself uses. Roles are plain strings, so others pass through."""
+"""The roles of a message."""
+
+_ROLES = frozenset(("system", "user", "assistant", "tool"))
 
 
 def to_contents(contents: Iterable[Content | str] | Content | str | None) -> list[Content]:
@@ -28,6 +30,10 @@ def to_contents(contents: Iterable[Content | str] | Content | str | None) -> lis
 
 class Message:
     """A chat message: who speaks (`role`) and what they say (`contents`).
+
+    The role is one of `"system"`, `"user"`, `"assistant"` and `"tool"`; any other raises
+    `ValueError` (so `Message("Hello")`, text without a role, fails at once: write
+    `Message("user", "Hello")`).
 
     Example:
         >>> Message(role="user", contents=["What is 2 + 2?"]).text
@@ -54,6 +60,8 @@ class Message:
         additional_properties: dict[str, Any] | None = None,
         raw_representation: Any = None,
     ) -> None:
+        if role not in _ROLES:
+            raise ValueError(_role_problem(role, contents))
         self.role = role
         self.contents = to_contents(contents)
         if text is not None:
@@ -94,6 +102,8 @@ class Message:
         """
         if not isinstance(data, Mapping) or not isinstance(data.get("role"), str):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise SerializationError("a message dict needs a string 'role'")
+        if data["role"] not in _ROLES:
+            raise SerializationError(f"unknown message role {data['role']!r}")
         unknown = set(data) - {
             "role",
             "contents",
@@ -154,6 +164,14 @@ def normalize_messages(messages: AgentRunInputs | None) -> list[Message]:
         else:
             result.append(Message("user", [item]))
     return result
+
+
+def _role_problem(role: object, contents: object) -> str:
+    problem = f"unknown message role {role!r}: a role is one of {', '.join(sorted(_ROLES))}"
+    if isinstance(role, str) and contents is None:
+        text = role if len(role) <= 40 else f"{role[:37]}..."
+        return f"{problem}. For a user message with this text, write Message('user', {text!r})"
+    return f"{problem}, as in Message('user', 'Hello')"
 
 
 def _load_json(text: str) -> Any:
