@@ -5,7 +5,7 @@ context providers (before) -> prompt -> [model call -> tool calls]* -> context p
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from contextlib import aclosing
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -21,8 +21,10 @@ from agentry.middleware._contexts import ChatContext
 from agentry.sessions import AgentSession, ContextProvider, HistoryProvider, SessionContext
 from agentry.tools import (
     FunctionInvocationConfiguration,
+    check_unique_tool_names,
     expand_tool_sources,
     invoke_function_calls,
+    normalize_tools,
 )
 from agentry.types import (
     AgentResponse,
@@ -60,12 +62,12 @@ def start_run(
     plan: RunPlan,
     input_messages: list[Message],
     session: AgentSession | None,
-    kwargs: dict[str, Any],
+    function_invocation_kwargs: Mapping[str, Any],
     *,
     stream: bool,
 ) -> _Run:
     """Prepare one run; iterate `updates()` to carry it out, then read `response()`."""
-    return _Run(plan, input_messages, session, kwargs, stream)
+    return _Run(plan, input_messages, session, function_invocation_kwargs, stream)
 
 
 class _Run:
@@ -80,7 +82,7 @@ class _Run:
         plan: RunPlan,
         input_messages: list[Message],
         session: AgentSession | None,
-        kwargs: dict[str, Any],
+        function_invocation_kwargs: Mapping[str, Any],
         stream: bool,
     ) -> None:
         self.plan = plan
@@ -92,7 +94,7 @@ class _Run:
             input_messages=input_messages,
             options=plan.options,
         )
-        self.kwargs = kwargs
+        self.function_invocation_kwargs = function_invocation_kwargs
         self.stream = stream
         self.agent_id: str | None = getattr(plan.agent, "id", None)
         self.author_name: str | None = getattr(plan.agent, "name", None)
@@ -126,9 +128,13 @@ class _Run:
             await provider.before_run(
                 agent=plan.agent, session=session, context=context, state=state
             )
+        offered = self.tools
         if context.tools:
-            self.tools = [*self.tools, *context.tools]
-        self.tools = await expand_tool_sources(self.tools)
+            offered = [*offered, *normalize_tools(context.tools)]
+        expanded = await expand_tool_sources(offered)
+        if expanded is not plan.tools:  # tools came from providers or tool sources
+            check_unique_tool_names(expanded)
+        self.tools = expanded
         async with aclosing(self._turns()) as turns:
             async for update in turns:
                 yield update
@@ -293,7 +299,7 @@ class _Run:
             middleware=self.plan.function_middleware,
             config=self.plan.config,
             session=self.session,
-            kwargs=self.kwargs,
+            function_invocation_kwargs=self.function_invocation_kwargs,
         )
 
     def _record(self, response: ChatResponse) -> None:

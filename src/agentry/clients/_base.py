@@ -15,7 +15,9 @@ from agentry.types import (
     ChatResponseUpdate,
     Message,
     ResponseStream,
+    check_chat_options,
     normalize_messages,
+    suggest_keywords,
 )
 
 if TYPE_CHECKING:
@@ -37,7 +39,6 @@ class SupportsChatGetResponse(Protocol):
         *,
         stream: Literal[False] = False,
         options: ChatOptions | None = None,
-        **kwargs: Any,
     ) -> Awaitable[ChatResponse]: ...
 
     @overload
@@ -47,7 +48,6 @@ class SupportsChatGetResponse(Protocol):
         *,
         stream: Literal[True],
         options: ChatOptions | None = None,
-        **kwargs: Any,
     ) -> ResponseStream[ChatResponseUpdate, ChatResponse]: ...
 
     def get_response(
@@ -56,7 +56,6 @@ class SupportsChatGetResponse(Protocol):
         *,
         stream: bool = False,
         options: ChatOptions | None = None,
-        **kwargs: Any,
     ) -> Awaitable[ChatResponse] | ResponseStream[ChatResponseUpdate, ChatResponse]:
         """Answer `messages`: an awaitable response, or with `stream=True` a stream."""
         ...
@@ -65,8 +64,11 @@ class SupportsChatGetResponse(Protocol):
 class BaseChatClient:
     """Base class of chat clients, with chat middleware support.
 
-    A subclass implements `_inner_get_response` and/or `_inner_get_streaming_response`;
-    whichever one is missing is derived from the other.
+    A subclass implements `_inner_get_response` (an `async def` returning a
+    `ChatResponse`) and/or `_inner_get_streaming_response` (an async generator yielding
+    `ChatResponseUpdate`s); whichever one is missing is derived from the other. They are
+    called with the keyword arguments `messages` and `options`; a method of another kind
+    raises `TypeError` when the class is defined.
 
     Example:
         >>> class EchoClient(BaseChatClient):
@@ -105,7 +107,6 @@ class BaseChatClient:
         *,
         stream: Literal[False] = False,
         options: ChatOptions | None = None,
-        **kwargs: Any,
     ) -> Awaitable[ChatResponse]: ...
 
     @overload
@@ -115,37 +116,41 @@ class BaseChatClient:
         *,
         stream: Literal[True],
         options: ChatOptions | None = None,
-        **kwargs: Any,
     ) -> ResponseStream[ChatResponseUpdate, ChatResponse]: ...
 
+    @suggest_keywords
     def get_response(
         self,
         messages: AgentRunInputs,
         *,
         stream: bool = False,
         options: ChatOptions | None = None,
-        **kwargs: Any,
     ) -> Awaitable[ChatResponse] | ResponseStream[ChatResponseUpdate, ChatResponse]:
         """Send `messages` to the model.
 
         Args:
             messages: Text, a message, or a list of messages.
             stream: Return a stream of updates instead of an awaitable response.
-            options: Chat options (model, temperature, tools, response format...).
-            **kwargs: Passed on to the client's implementation.
+            options: Chat options (model, temperature, tools, response format...);
+                provider-specific request fields go in `options["additional_properties"]`.
 
         Returns:
             An awaitable `ChatResponse`, or with `stream=True` a `ResponseStream`.
+
+        Raises:
+            TypeError: An unknown keyword argument or chat option; the message names the
+                closest valid one.
         """
+        check_chat_options(options)
         message_list = normalize_messages(messages)
         chat_options: ChatOptions = options if options is not None else ChatOptions()
         response_format = chat_options.get("response_format")
         if stream:
             if self.middleware:
-                updates = self._stream_with_middleware(message_list, chat_options, kwargs)
+                updates = self._stream_with_middleware(message_list, chat_options)
             else:
                 updates = self._inner_get_streaming_response(
-                    messages=message_list, options=chat_options, **kwargs
+                    messages=message_list, options=chat_options
                 )
             if telemetry.enabled:  # telemetry hook
                 from agentry.observability._chat_spans import traced_chat_stream
@@ -155,7 +160,7 @@ class BaseChatClient:
                 updates,
                 lambda items: ChatResponse.from_updates(items, response_format=response_format),
             )
-        response = self._respond_with_middleware(message_list, chat_options, kwargs)
+        response = self._respond_with_middleware(message_list, chat_options)
         if telemetry.enabled:  # telemetry hook
             from agentry.observability._chat_spans import traced_chat_response
 
@@ -163,18 +168,16 @@ class BaseChatClient:
         return response
 
     async def _respond_with_middleware(
-        self, messages: list[Message], options: ChatOptions, kwargs: dict[str, Any]
+        self, messages: list[Message], options: ChatOptions
     ) -> ChatResponse:
         if not self.middleware:
-            response = await self._inner_get_response(messages=messages, options=options, **kwargs)
+            response = await self._inner_get_response(messages=messages, options=options)
         else:
-            context = ChatContext(
-                client=self, messages=messages, options=options, stream=False, kwargs=kwargs
-            )
+            context = ChatContext(client=self, messages=messages, options=options, stream=False)
 
             async def call_model(ctx: ChatContext) -> None:
                 ctx.result = await self._inner_get_response(
-                    messages=ctx.messages, options=ctx.options, **ctx.kwargs
+                    messages=ctx.messages, options=ctx.options
                 )
 
             await run_pipeline(split_middleware(self.middleware)["chat"], context, call_model)
@@ -184,15 +187,13 @@ class BaseChatClient:
         return response
 
     async def _stream_with_middleware(
-        self, messages: list[Message], options: ChatOptions, kwargs: dict[str, Any]
+        self, messages: list[Message], options: ChatOptions
     ) -> AsyncIterator[ChatResponseUpdate]:
-        context = ChatContext(
-            client=self, messages=messages, options=options, stream=True, kwargs=kwargs
-        )
+        context = ChatContext(client=self, messages=messages, options=options, stream=True)
 
         async def call_model(ctx: ChatContext) -> None:
             ctx.result = self._inner_get_streaming_response(
-                messages=ctx.messages, options=ctx.options, **ctx.kwargs
+                messages=ctx.messages, options=ctx.options
             )
 
         await run_pipeline(split_middleware(self.middleware)["chat"], context, call_model)
@@ -202,22 +203,19 @@ class BaseChatClient:
             yield update
 
     async def _inner_get_response(
-        self, *, messages: list[Message], options: ChatOptions, **kwargs: Any
+        self, *, messages: list[Message], options: ChatOptions
     ) -> ChatResponse:
         """Get one response from the model (default: fold the streaming implementation)."""
         updates = [
-            u
-            async for u in self._inner_get_streaming_response(
-                messages=messages, options=options, **kwargs
-            )
+            u async for u in self._inner_get_streaming_response(messages=messages, options=options)
         ]
         return ChatResponse.from_updates(updates, response_format=options.get("response_format"))
 
     async def _inner_get_streaming_response(
-        self, *, messages: list[Message], options: ChatOptions, **kwargs: Any
+        self, *, messages: list[Message], options: ChatOptions
     ) -> AsyncIterator[ChatResponseUpdate]:
         """Stream the model's response (default: the plain response as updates)."""
-        response = await self._inner_get_response(messages=messages, options=options, **kwargs)
+        response = await self._inner_get_response(messages=messages, options=options)
         for update in response.to_updates():
             yield update
 
