@@ -16,6 +16,7 @@ from agentry.agents._approvals import (
     calls_needing_approval,
     resolve_approvals,
 )
+from agentry.errors import ToolLoopLimitError
 from agentry.middleware._base import MiddlewareFunction, run_pipeline
 from agentry.middleware._contexts import ChatContext
 from agentry.sessions import AgentSession, ContextProvider, HistoryProvider, SessionContext
@@ -177,17 +178,23 @@ class _Run:
             options["conversation_id"] = self.session.service_session_id
         consecutive_errors = 0
         tools_allowed = plan.config.enabled
+        limit: str | None = None  # the limit reached: the model must answer without tools
         for iteration in range(plan.config.max_iterations + 1):
-            if iteration == plan.config.max_iterations:
-                tools_allowed = False  # out of iterations: the model must answer now
+            if iteration == plan.config.max_iterations and limit is None:
+                limit = "max_iterations"
             call_options: ChatOptions = dict(options)  # type: ignore[assignment]
-            if self.tools:
+            if limit is not None:
+                call_options.pop("tools", None)
+                call_options["tool_choice"] = "none"
+            elif self.tools:
                 call_options["tools"] = list(self.tools)
                 if not tools_allowed:
                     call_options["tool_choice"] = "none"
             if self.stream:
                 response: ChatResponse | None = None
-                model_stream = self._stream_model(conversation[sent:], call_options)
+                model_stream = self._stream_model(
+                    conversation[sent:], call_options, answer_only=limit is not None
+                )
                 async with aclosing(model_stream):
                     async for item in model_stream:
                         if isinstance(item, ChatResponse):
@@ -197,6 +204,10 @@ class _Run:
                 assert response is not None
             else:
                 response = await self._call_model(conversation[sent:], call_options)
+            calls = [c for m in response.messages for c in m.contents if c.type == "function_call"]
+            if limit is not None and calls:
+                self._answer_without_calls(response, limit)
+                calls = []
             self._record(response)
             conversation.extend(response.messages)
             self.new_messages.extend(response.messages)
@@ -204,7 +215,6 @@ class _Run:
                 self.session.service_session_id = response.conversation_id
                 options["conversation_id"] = response.conversation_id
                 sent = len(conversation)
-            calls = [c for m in response.messages for c in m.contents if c.type == "function_call"]
             if not calls or not tools_allowed:
                 return
             held = calls_needing_approval(calls, self.tools, rules)
@@ -224,7 +234,17 @@ class _Run:
                 return
             consecutive_errors = consecutive_errors + 1 if batch.all_failed else 0
             if consecutive_errors > plan.config.max_consecutive_errors_per_request:
-                tools_allowed = False
+                limit = "max_consecutive_errors_per_request"
+
+    def _answer_without_calls(self, response: ChatResponse, limit: str) -> None:
+        """Keep the answer of a model asked to answer without tools, less any tool calls
+        it made anyway (nothing will run them); raise if it made nothing else."""
+        if not response.text:
+            names = sorted({c.name or "?" for m in response.messages for c in m.contents if c.name})
+            raise ToolLoopLimitError(_limit_problem(self.plan.config, limit, names))
+        for message in response.messages:
+            message.contents = [c for c in message.contents if c.type != "function_call"]
+        response.messages = [m for m in response.messages if m.contents]
 
     def _prompt(self) -> list[Message]:
         instructions = [
@@ -257,9 +277,12 @@ class _Run:
         return chat_context.result
 
     async def _stream_model(
-        self, messages: list[Message], options: ChatOptions
+        self, messages: list[Message], options: ChatOptions, *, answer_only: bool
     ) -> AsyncGenerator[AgentResponseUpdate | ChatResponse, None]:
-        """One streamed model call: agent updates as they come, then the folded response."""
+        """One streamed model call: agent updates as they come, then the folded response.
+
+        With `answer_only`, tool calls are not passed on: nothing will run them.
+        """
         client = self.plan.client
         middleware = self.plan.chat_middleware
         if middleware:
@@ -276,7 +299,10 @@ class _Run:
             result = client.get_response(messages, stream=True, options=options)
         if isinstance(result, ChatResponse):  # middleware answered in place of the model
             for update in result.to_updates():
-                yield self._agent_update(update)
+                agent_update = self._agent_update(update)
+                if answer_only:
+                    _drop_calls(agent_update)
+                yield agent_update
             yield result
             return
         updates: list[ChatResponseUpdate] = []
@@ -284,7 +310,10 @@ class _Run:
         try:
             async for update in result:
                 updates.append(update)
-                yield to_agent_update(update)
+                agent_update = to_agent_update(update)
+                if answer_only:
+                    _drop_calls(agent_update)
+                yield agent_update
         finally:
             # A caller that stops early must not leave the model's stream open.
             close = getattr(result, "aclose", None)
@@ -327,6 +356,30 @@ class _Run:
             agent_id=self.agent_id,
             message_id=message.message_id,
         )
+
+
+def _drop_calls(update: AgentResponseUpdate) -> None:
+    """Leave the tool calls out of `update` (its contents list is the chat update's)."""
+    if any(c.type == "function_call" for c in update.contents):
+        update.contents = [c for c in update.contents if c.type != "function_call"]
+
+
+def _limit_problem(config: FunctionInvocationConfiguration, limit: str, names: list[str]) -> str:
+    called = f"still called {', '.join(repr(n) for n in names)}"
+    if limit == "max_iterations":
+        return (
+            f"the model {called} after max_iterations={config.max_iterations} rounds of tool "
+            "calls, when it was asked to answer without tools, and gave no answer; if the "
+            "task needs more rounds, raise it: Agent(..., function_invocation_configuration="
+            "FunctionInvocationConfiguration(max_iterations=...))"
+        )
+    return (
+        f"the model {called} after more than max_consecutive_errors_per_request="
+        f"{config.max_consecutive_errors_per_request} turns in a row whose tool calls all "
+        "failed, when it was asked to answer without tools, and gave no answer; fix what "
+        "makes the tools fail (the tool results say), or raise the limit: "
+        "FunctionInvocationConfiguration(max_consecutive_errors_per_request=...)"
+    )
 
 
 def has_history_provider(providers: Sequence[ContextProvider]) -> bool:
