@@ -113,6 +113,12 @@ class BaseAgent:
         super().__init_subclass__(**kwargs)
         run = cls.__dict__.get("run")
         if run is not None and "stream" not in inspect.signature(run).parameters:
+            if not (_is_async_function(run) or inspect.isasyncgenfunction(run)):
+                raise TypeError(
+                    f"{cls.__name__}.run must be async: write `async def run(self, messages, "
+                    "*, session=None)` returning an AgentResponse, a Message or text, or an "
+                    "async generator yielding AgentResponseUpdates"
+                )
             cls.run = _one_method_run(run)  # type: ignore[method-assign]
 
     @overload

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Sequence
+import inspect
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal, Protocol, overload, runtime_checkable
 
 from agentry.middleware._base import MiddlewareTypes, run_pipeline, split_middleware
@@ -98,6 +99,19 @@ class BaseChatClient:
             raise TypeError(
                 f"{cls.__name__} must implement _inner_get_response or "
                 "_inner_get_streaming_response"
+            )
+        plain = cls.__dict__.get("_inner_get_response")
+        if plain is not None and not _is_async_function(plain):
+            raise TypeError(
+                f"{cls.__name__}._inner_get_response must be async: write `async def "
+                "_inner_get_response(self, *, messages, options)` returning a ChatResponse"
+            )
+        streaming = cls.__dict__.get("_inner_get_streaming_response")
+        if streaming is not None and not _is_async_generator_function(streaming):
+            raise TypeError(
+                f"{cls.__name__}._inner_get_streaming_response must be an async generator: "
+                "write `async def _inner_get_streaming_response(self, *, messages, options)` "
+                "that yields ChatResponseUpdates"
             )
 
     @overload
@@ -252,3 +266,15 @@ class BaseChatClient:
             default_options=default_options,
             function_invocation_configuration=function_invocation_configuration,
         )
+
+
+def _is_async_function(function: Callable[..., Any]) -> bool:
+    return inspect.iscoroutinefunction(function) or inspect.iscoroutinefunction(
+        inspect.unwrap(function)
+    )
+
+
+def _is_async_generator_function(function: Callable[..., Any]) -> bool:
+    return inspect.isasyncgenfunction(function) or inspect.isasyncgenfunction(
+        inspect.unwrap(function)
+    )
