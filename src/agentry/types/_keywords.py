@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import functools
 import inspect
 from collections.abc import Callable, Collection, Iterable
@@ -16,6 +15,8 @@ _R = TypeVar("_R")
 
 def closest_name(name: str, candidates: Iterable[str]) -> str | None:
     """The candidate most like `name`, if one is close enough to be a likely typo."""
+    import difflib  # only on the error path: importing agentry stays quick
+
     matches = difflib.get_close_matches(name, list(candidates), n=1, cutoff=0.6)
     return matches[0] if matches else None
 
