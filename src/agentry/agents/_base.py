@@ -65,8 +65,8 @@ class SupportsAgentRun(Protocol):
     ) -> Awaitable[AgentResponse] | ResponseStream[AgentResponseUpdate, AgentResponse]:
         """Run on `messages`: an awaitable response, or with `stream=True` a stream.
 
-        Agents may take more keyword arguments (`Agent` takes `options`, `tools`...); an
-        unknown one raises `TypeError`.
+        Agents may take more keyword arguments (`Agent` takes `options`, `tools`...);
+        agentry's agents raise `TypeError` for one they do not know.
         """
         ...
 
