@@ -21,6 +21,7 @@ __all__ = [
     "ToolError",
     "ToolExecutionError",
     "ToolExecutionException",
+    "ToolLoopLimitError",
     "UnknownToolError",
 ]
 
@@ -76,6 +77,11 @@ class ToolExecutionError(ToolError):
 
 ToolExecutionException = ToolExecutionError
 """Alias of :class:`ToolExecutionError`, under the name the specification uses."""
+
+
+class ToolLoopLimitError(ToolError):
+    """The model still called tools when the function-calling loop, at its limit, asked it
+    to answer without them; the message names the limit and how to raise it."""
 
 
 class MiddlewareError(AgentryError):

@@ -1,6 +1,8 @@
 from collections.abc import AsyncIterator
 from typing import Any, cast
 
+import pytest
+
 from agentry import (
     AgentContext,
     AgentResponse,
@@ -75,3 +77,11 @@ async def test_custom_agents_are_tools_too() -> None:
     echo_tool = EchoAgent(name="echo", description="Echoes.").as_tool()
     assert echo_tool.description == "Echoes."
     assert await echo_tool.invoke(arguments={"task": "ping"}) == "You said: ping"
+
+
+def test_a_run_that_is_not_async_is_refused_when_the_class_is_defined() -> None:
+    with pytest.raises(TypeError, match=r"SyncAgent.run must be async: write `async def run"):
+
+        class SyncAgent(BaseAgent):  # pyright: ignore[reportUnusedClass]
+            def run(self, messages: list[Message], *, session: Any = None) -> str:  # type: ignore[override]  # pyright: ignore[reportIncompatibleMethodOverride]
+                return "hi"

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from agentry import Agent, Content, Message
+from agentry import Agent, Content, FunctionInvocationContext, Message
 from agentry.clients.scripted import ScriptedChatClient
 from agentry.errors import ToolExecutionError
 from agentry.mcp import MCPConnectionError, MCPStdioTool
@@ -97,14 +97,13 @@ async def test_the_argument_allowlist_holds_after_a_reload() -> None:
             await _tick()
         echo = next(f for f in server.functions if f.name == "echo_arguments")
 
-        sent = json.loads(
-            await echo.invoke(
-                arguments={"text": "hi", "context": "model's"},
-                options={"temperature": 0},
-                conversation_id="c1",
-                session="s1",
-            )
+        arguments = {"text": "hi", "context": "model's"}
+        context = FunctionInvocationContext(
+            function=echo,
+            arguments=arguments,
+            kwargs={"options": {"temperature": 0}, "conversation_id": "c1", "session": "s1"},
         )
+        sent = json.loads(await echo.invoke(arguments=arguments, context=context))
 
     # `context` is declared; `options` is opted in; `session` is declared but a framework
     # name; `conversation_id` is not declared
@@ -226,3 +225,32 @@ async def test_when_one_tool_cannot_connect_the_agent_closes_those_it_connected(
             pass
 
     assert not server.is_connected
+
+
+async def test_function_invocation_kwargs_reach_the_server_only_by_allowed_names() -> None:
+    model = ScriptedChatClient(
+        [ScriptedChatClient.function_call("echo_arguments", {"text": "hi"}), "done"]
+    )
+    async with basic_stdio(
+        additional_tool_argument_names={"echo_arguments": ["options"]}
+    ) as server:
+        agent = Agent(client=model, tools=[server])
+        response = await agent.run(
+            "echo",
+            function_invocation_kwargs={
+                "options": {"temperature": 0},
+                "context": "from the run",
+                "session": "s1",
+                "tenant": "t1",
+            },
+        )
+
+    sent = json.loads(response.messages[1].contents[0].result)
+    # `options` is opted in; `context` is declared; `session` is declared but a framework
+    # name; `tenant` is neither declared nor opted in
+    assert sent == {
+        "context": "from the run",
+        "options": {"temperature": 0},
+        "session": "",
+        "text": "hi",
+    }

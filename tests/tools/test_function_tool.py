@@ -5,6 +5,7 @@ from pydantic import BaseModel, Field
 
 from agentry import FunctionInvocationContext, FunctionTool, tool
 from agentry.errors import ToolArgumentsError, ToolExecutionError
+from agentry.tools import ToolSchemaWarning
 
 
 def test_schema_comes_from_the_signature_and_docstring() -> None:
@@ -79,7 +80,10 @@ async def test_runtime_kwargs_reach_functions_that_accept_them() -> None:
         return f"{key}:{kwargs.get('user_id')}"
 
     assert "user_id" not in lookup.parameters()["properties"]
-    assert await lookup.invoke(arguments={"key": "k"}, user_id="u1") == "k:u1"
+    context = FunctionInvocationContext(
+        function=lookup, arguments={"key": "k"}, kwargs={"user_id": "u1"}
+    )
+    assert await lookup.invoke(arguments={"key": "k"}, context=context) == "k:u1"
 
 
 async def test_json_schema_input_model_checks_required_arguments() -> None:
@@ -116,3 +120,44 @@ async def test_max_invocations_and_declaration_only_tools() -> None:
 def test_bad_approval_mode_is_rejected() -> None:
     with pytest.raises(ValueError, match="approval_mode must be"):
         FunctionTool(func=print, approval_mode="sometimes")  # type: ignore[arg-type]
+
+
+async def test_function_tool_works_as_a_bare_decorator() -> None:
+    @FunctionTool
+    def shout(text: str) -> str:
+        """Shout."""
+        return text.upper()
+
+    assert isinstance(shout, FunctionTool)
+    assert (shout.name, shout.description) == ("shout", "Shout.")
+    assert await shout.invoke(arguments={"text": "hi"}) == "HI"
+
+
+def test_a_parameter_without_a_type_hint_warns_where_the_function_is_defined() -> None:
+    with pytest.warns(
+        ToolSchemaWarning, match=r"tool 'add': parameter 'a' of .*add\(\) has no type hint"
+    ) as caught:
+
+        @tool
+        def add(a, b: int) -> int:  # type: ignore[no-untyped-def]  # pyright: ignore[reportMissingParameterType, reportUnknownParameterType]
+            """Add two numbers."""
+            return a + b  # pyright: ignore[reportUnknownVariableType]
+
+    (warning,) = caught
+    assert warning.filename == __file__
+    assert warning.lineno == add.func.__code__.co_firstlineno  # type: ignore[union-attr]
+    assert add.parameters()["properties"]["a"] == {"title": "A"}  # the schema says nothing
+
+
+def test_typed_parameters_and_the_invocation_context_do_not_warn() -> None:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ToolSchemaWarning)
+
+        @tool
+        def lookup(context: FunctionInvocationContext, key: str, **kwargs: Any) -> str:
+            """Look a key up."""
+            return key
+
+    assert list(lookup.parameters()["properties"]) == ["key"]

@@ -43,6 +43,7 @@ from agentry.types import (
     Message,
     ResponseStream,
     normalize_messages,
+    suggest_keywords,
 )
 
 __all__ = ["A2AAgent"]
@@ -149,7 +150,6 @@ class A2AAgent(BaseAgent):
         *,
         stream: Literal[False] = False,
         session: AgentSession | None = None,
-        **kwargs: Any,
     ) -> Awaitable[AgentResponse]: ...
 
     @overload
@@ -159,16 +159,15 @@ class A2AAgent(BaseAgent):
         *,
         stream: Literal[True],
         session: AgentSession | None = None,
-        **kwargs: Any,
     ) -> ResponseStream[AgentResponseUpdate, AgentResponse]: ...
 
+    @suggest_keywords
     def run(
         self,
         messages: AgentRunInputs | None = None,
         *,
         stream: bool = False,
         session: AgentSession | None = None,
-        **kwargs: Any,
     ) -> Awaitable[AgentResponse] | ResponseStream[AgentResponseUpdate, AgentResponse]:
         """Send `messages` to the remote agent as one A2A message.
 
@@ -181,7 +180,6 @@ class A2AAgent(BaseAgent):
             split_middleware(self.middleware)["agent"] if self.middleware else [],
             normalize_messages(messages),
             session,
-            kwargs,
             stream=stream,
             core=self._core,
             response_format=None,

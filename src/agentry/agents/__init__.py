@@ -1,8 +1,9 @@
 """Agents: the `SupportsAgentRun` protocol, `BaseAgent` for custom agents, and `Agent`."""
 
-from agentry.agents._agent import Agent, normalize_tools
+from agentry.agents._agent import Agent
 from agentry.agents._base import BaseAgent, SupportsAgentRun
 from agentry.agents._function_invocation import use_function_invocation
+from agentry.tools import normalize_tools
 
 __all__ = [
     "Agent",

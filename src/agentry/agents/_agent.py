@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AsyncExitStack
-from typing import TYPE_CHECKING, Any, Literal, TypeGuard, cast, overload
+from typing import TYPE_CHECKING, Any, Literal, TypeGuard, overload
 
 from agentry.agents._agent_middleware import run_with_agent_middleware
 from agentry.agents._base import BaseAgent
@@ -13,15 +12,21 @@ from agentry.agents._run_loop import RunPlan, has_history_provider, start_run
 from agentry.middleware._base import MiddlewareTypes, split_middleware
 from agentry.middleware._contexts import AgentContext
 from agentry.sessions import AgentSession, ContextProvider, InMemoryHistoryProvider
-from agentry.tools import FunctionInvocationConfiguration, FunctionTool
+from agentry.tools import (
+    FunctionInvocationConfiguration,
+    check_unique_tool_names,
+    normalize_tools,
+)
 from agentry.types import (
     AgentResponse,
     AgentResponseUpdate,
     AgentRunInputs,
     ChatOptions,
     ResponseStream,
+    check_chat_options,
     merge_chat_options,
     normalize_messages,
+    suggest_keywords,
 )
 
 if TYPE_CHECKING:
@@ -31,23 +36,7 @@ if TYPE_CHECKING:
 
     from agentry.clients import SupportsChatGetResponse
 
-__all__ = ["Agent", "normalize_tools"]
-
-
-def normalize_tools(tools: Sequence[Any] | Any | None) -> list[Any]:
-    """Tools as a list, with plain functions wrapped in `FunctionTool`."""
-    if tools is None:
-        return []
-    items = cast(Sequence[Any], tools if isinstance(tools, (list, tuple)) else [tools])
-    normalized: list[Any] = []
-    for item in items:
-        if isinstance(item, FunctionTool) or not callable(item):
-            normalized.append(item)
-        elif inspect.isfunction(item) or inspect.ismethod(item):
-            normalized.append(FunctionTool(func=item))
-        else:
-            normalized.append(item)
-    return normalized
+__all__ = ["Agent"]
 
 
 class Agent(BaseAgent):
@@ -59,7 +48,8 @@ class Agent(BaseAgent):
         id: A stable id (default: random).
         name: The agent's name, also used as the author of its messages.
         description: What the agent does (used when it is a tool or hosted).
-        tools: Functions or tools it may call.
+        tools: Functions or tools it may call: functions, `FunctionTool`s, tool sources
+            (MCP tools) and provider tool declarations (dicts), with unique names.
         default_options: Chat options for every run (a run's `options` go on top).
         middleware: Agent, chat and function middleware, in order.
         context_providers: Providers of instructions, messages, tools and history. Without a
@@ -69,11 +59,17 @@ class Agent(BaseAgent):
     Use it as an async context manager to connect tools that hold connections (MCP
     servers) up front and close them when done; without it they connect on first use.
 
+    Raises:
+        TypeError: An item of `tools` is not a tool, or `default_options` has a key that
+            is not a chat option (the message names the closest one).
+        ValueError: Two tools have the same name.
+
     Example:
         >>> from agentry.clients.scripted import ScriptedChatClient
         >>> agent = Agent(client=ScriptedChatClient(["Hello!"]), instructions="Be brief.")
     """
 
+    @suggest_keywords
     def __init__(
         self,
         client: SupportsChatGetResponse,
@@ -99,6 +95,7 @@ class Agent(BaseAgent):
         self.client = client
         self.instructions = instructions
         self.tools: list[Any] = normalize_tools(tools)
+        check_chat_options(default_options, where="default_options")
         self.default_options: ChatOptions = default_options or ChatOptions()
         self.context_providers: list[ContextProvider] = list(context_providers or [])
         self.function_invocation_configuration = (
@@ -137,7 +134,7 @@ class Agent(BaseAgent):
         options: ChatOptions | None = None,
         tools: Sequence[Any] | Any | None = None,
         middleware: Sequence[MiddlewareTypes] | None = None,
-        **kwargs: Any,
+        function_invocation_kwargs: Mapping[str, Any] | None = None,
     ) -> Awaitable[AgentResponse]: ...
 
     @overload
@@ -150,9 +147,10 @@ class Agent(BaseAgent):
         options: ChatOptions | None = None,
         tools: Sequence[Any] | Any | None = None,
         middleware: Sequence[MiddlewareTypes] | None = None,
-        **kwargs: Any,
+        function_invocation_kwargs: Mapping[str, Any] | None = None,
     ) -> ResponseStream[AgentResponseUpdate, AgentResponse]: ...
 
+    @suggest_keywords
     def run(
         self,
         messages: AgentRunInputs | None = None,
@@ -162,7 +160,7 @@ class Agent(BaseAgent):
         options: ChatOptions | None = None,
         tools: Sequence[Any] | Any | None = None,
         middleware: Sequence[MiddlewareTypes] | None = None,
-        **kwargs: Any,
+        function_invocation_kwargs: Mapping[str, Any] | None = None,
     ) -> Awaitable[AgentResponse] | ResponseStream[AgentResponseUpdate, AgentResponse]:
         """Run the agent on `messages`.
 
@@ -171,12 +169,19 @@ class Agent(BaseAgent):
             stream: Return a `ResponseStream` of updates instead of an awaitable response.
             session: The conversation to continue (history, service conversation id).
             options: Chat options for this run, on top of `default_options`.
-            tools: Extra tools for this run.
+            tools: Extra tools for this run (names unique among all the run's tools).
             middleware: Extra middleware for this run, after the agent's own.
-            **kwargs: Runtime values passed to tools that take `**kwargs`.
+            function_invocation_kwargs: Values for the tools, not the model: a tool that
+                takes `**kwargs` receives them, and every tool call's
+                `FunctionInvocationContext.kwargs` holds them.
 
         Returns:
             An awaitable `AgentResponse`, or with `stream=True` a `ResponseStream`.
+
+        Raises:
+            TypeError: An unknown keyword argument or chat option (the message names the
+                closest valid one), or an item of `tools` that is not a tool.
+            ValueError: Two of the run's tools have the same name.
 
         Example:
             >>> async def main(agent):
@@ -187,8 +192,13 @@ class Agent(BaseAgent):
         if middleware:
             extra = split_middleware(middleware)
             kinds = {kind: [*kinds[kind], *extra[kind]] for kind in kinds}
+        check_chat_options(options)
         run_options = merge_chat_options(self.default_options, options)
-        run_tools = [*self.tools, *normalize_tools(tools)]
+        if tools is None:
+            run_tools = self.tools
+        else:
+            run_tools = [*self.tools, *normalize_tools(tools)]
+            check_unique_tool_names(run_tools)
         plan = RunPlan(
             agent=self,
             client=self.client,
@@ -205,12 +215,12 @@ class Agent(BaseAgent):
             kinds["agent"],
             normalize_messages(messages),
             session,
-            kwargs,
             stream=stream,
             core=self._stream_core(plan),
             respond=self._respond_core(plan),
             response_format=run_options.get("response_format"),
             options=run_options,
+            function_invocation_kwargs=function_invocation_kwargs,
         )
 
     @staticmethod
@@ -218,7 +228,13 @@ class Agent(BaseAgent):
         def core(context: AgentContext) -> AsyncIterator[AgentResponseUpdate]:
             if context.options is not None:
                 plan.options = context.options
-            run = start_run(plan, context.messages, context.session, context.kwargs, stream=True)
+            run = start_run(
+                plan,
+                context.messages,
+                context.session,
+                context.function_invocation_kwargs,
+                stream=True,
+            )
             return run.updates()
 
         return core
@@ -228,7 +244,13 @@ class Agent(BaseAgent):
         async def respond(context: AgentContext) -> AgentResponse:
             if context.options is not None:
                 plan.options = context.options
-            run = start_run(plan, context.messages, context.session, context.kwargs, stream=False)
+            run = start_run(
+                plan,
+                context.messages,
+                context.session,
+                context.function_invocation_kwargs,
+                stream=False,
+            )
             async for _ in run.updates():
                 pass
             return run.context.response or run.response()

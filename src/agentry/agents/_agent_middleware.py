@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from agentry.middleware._base import MiddlewareFunction, run_pipeline
@@ -26,16 +26,21 @@ def run_with_agent_middleware(
     middleware: Sequence[MiddlewareFunction],
     messages: list[Message],
     session: AgentSession | None,
-    kwargs: dict[str, Any],
     *,
     stream: bool,
     core: RunCore,
     respond: RunRespond | None = None,
     response_format: Any,
     options: Any = None,
+    kwargs: Mapping[str, Any] | None = None,
+    function_invocation_kwargs: Mapping[str, Any] | None = None,
 ) -> Awaitable[AgentResponse] | ResponseStream[AgentResponseUpdate, AgentResponse]:
     """Run inside the agent middleware: stream `core`, or get the response from `respond`
-    (by default, the fold of `core`'s updates)."""
+    (by default, the fold of `core`'s updates).
+
+    `kwargs` are the keywords a custom agent's own `run` declares;
+    `function_invocation_kwargs` are the run's values for its tools.
+    """
     agent_id: str | None = getattr(agent, "id", None)
 
     def finalize(updates: list[AgentResponseUpdate]) -> AgentResponse:
@@ -50,7 +55,10 @@ def run_with_agent_middleware(
         session=session,
         options=options,
         stream=stream,
-        kwargs=kwargs,
+        kwargs=dict(kwargs) if kwargs else None,
+        function_invocation_kwargs=(
+            dict(function_invocation_kwargs) if function_invocation_kwargs else None
+        ),
     )
 
     def fold_core(ctx: AgentContext) -> Awaitable[AgentResponse]:

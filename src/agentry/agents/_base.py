@@ -21,6 +21,7 @@ from agentry.types import (
     Message,
     ResponseStream,
     normalize_messages,
+    unknown_names_message,
 )
 
 if TYPE_CHECKING:
@@ -44,7 +45,6 @@ class SupportsAgentRun(Protocol):
         *,
         stream: Literal[False] = False,
         session: AgentSession | None = None,
-        **kwargs: Any,
     ) -> Awaitable[AgentResponse]: ...
 
     @overload
@@ -54,7 +54,6 @@ class SupportsAgentRun(Protocol):
         *,
         stream: Literal[True],
         session: AgentSession | None = None,
-        **kwargs: Any,
     ) -> ResponseStream[AgentResponseUpdate, AgentResponse]: ...
 
     def run(
@@ -63,9 +62,12 @@ class SupportsAgentRun(Protocol):
         *,
         stream: bool = False,
         session: AgentSession | None = None,
-        **kwargs: Any,
     ) -> Awaitable[AgentResponse] | ResponseStream[AgentResponseUpdate, AgentResponse]:
-        """Run on `messages`: an awaitable response, or with `stream=True` a stream."""
+        """Run on `messages`: an awaitable response, or with `stream=True` a stream.
+
+        Agents may take more keyword arguments (`Agent` takes `options`, `tools`...);
+        agentry's agents raise `TypeError` for one they do not know.
+        """
         ...
 
     def create_session(self, *, session_id: str | None = None) -> AgentSession:
@@ -76,16 +78,19 @@ class SupportsAgentRun(Protocol):
 class BaseAgent:
     """Base class of agents. A custom agent implements one `run` method.
 
-    Write `run` as a coroutine that returns an `AgentResponse` (or a `Message`, or text),
-    or as an async generator that yields `AgentResponseUpdate`s (its events). Either way
-    the agent supports both `await agent.run(...)` and `agent.run(..., stream=True)`, and
-    agent middleware applies. `run` receives the input as a list of messages. (Type
-    checkers see the `run` you wrote; refer to the agent as `SupportsAgentRun` to call it
-    with `stream=`. A `run` that takes `stream` itself is used as it is.)
+    Write `run` as a coroutine (`async def`) that returns an `AgentResponse` (or a
+    `Message`, or text), or as an async generator that yields `AgentResponseUpdate`s (its
+    events); anything else raises `TypeError` when the class is defined. Either way the
+    agent supports both `await agent.run(...)` and `agent.run(..., stream=True)`, and
+    agent middleware applies. `run` receives the input as a list of messages, and the
+    keyword arguments it declares; a caller's other keywords raise `TypeError` (all of
+    them reach a `run` that takes `**kwargs`). (Type checkers see the `run` you wrote;
+    refer to the agent as `SupportsAgentRun` to call it with `stream=`. A `run` that takes
+    `stream` itself is used as it is.)
 
     Example:
         >>> class EchoAgent(BaseAgent):
-        ...     async def run(self, messages, *, session=None, **kwargs):
+        ...     async def run(self, messages, *, session=None):
         ...         return f"You said: {messages[-1].text}"
     """
 
@@ -108,6 +113,12 @@ class BaseAgent:
         super().__init_subclass__(**kwargs)
         run = cls.__dict__.get("run")
         if run is not None and "stream" not in inspect.signature(run).parameters:
+            if not (_is_async_function(run) or inspect.isasyncgenfunction(run)):
+                raise TypeError(
+                    f"{cls.__name__}.run must be async: write `async def run(self, messages, "
+                    "*, session=None)` returning an AgentResponse, a Message or text, or an "
+                    "async generator yielding AgentResponseUpdates"
+                )
             cls.run = _one_method_run(run)  # type: ignore[method-assign]
 
     @overload
@@ -117,7 +128,6 @@ class BaseAgent:
         *,
         stream: Literal[False] = False,
         session: AgentSession | None = None,
-        **kwargs: Any,
     ) -> Awaitable[AgentResponse]: ...
 
     @overload
@@ -127,7 +137,6 @@ class BaseAgent:
         *,
         stream: Literal[True],
         session: AgentSession | None = None,
-        **kwargs: Any,
     ) -> ResponseStream[AgentResponseUpdate, AgentResponse]: ...
 
     def run(
@@ -136,7 +145,6 @@ class BaseAgent:
         *,
         stream: bool = False,
         session: AgentSession | None = None,
-        **kwargs: Any,
     ) -> Awaitable[AgentResponse] | ResponseStream[AgentResponseUpdate, AgentResponse]:
         """Run the agent; subclasses implement this (see the class docstring)."""
         raise NotImplementedError(f"{type(self).__name__} must implement run()")
@@ -247,6 +255,7 @@ def _one_method_run(
 ) -> Callable[..., Awaitable[AgentResponse] | ResponseStream[AgentResponseUpdate, AgentResponse]]:
     """Wrap a subclass's single `run` so that it streams and folds alike."""
     is_generator = inspect.isasyncgenfunction(implementation)
+    declared, takes_any = _declared_keywords(implementation)
 
     @wraps(implementation)
     def run(
@@ -257,6 +266,13 @@ def _one_method_run(
         session: AgentSession | None = None,
         **kwargs: Any,
     ) -> Awaitable[AgentResponse] | ResponseStream[AgentResponseUpdate, AgentResponse]:
+        if kwargs and not takes_any:
+            unknown = [name for name in kwargs if name not in declared]
+            if unknown:
+                valid = ["messages", "stream", "session", *declared]
+                what = f"{type(self).__name__}.run()"
+                raise TypeError(unknown_names_message(what, unknown, valid))
+
         def core(context: AgentContext) -> AsyncIterator[AgentResponseUpdate]:
             result = implementation(
                 self, context.messages, session=context.session, **context.kwargs
@@ -270,13 +286,31 @@ def _one_method_run(
             split_middleware(self.middleware)["agent"] if self.middleware else [],
             normalize_messages(messages),
             session,
-            kwargs,
             stream=stream,
             core=core,
             response_format=None,
+            kwargs=kwargs,
         )
 
     return run
+
+
+def _declared_keywords(implementation: Callable[..., Any]) -> tuple[frozenset[str], bool]:
+    """The keyword arguments a custom `run` takes besides the messages and the session,
+    and whether it takes any (`**kwargs`)."""
+    parameters = list(inspect.signature(implementation).parameters.values())[2:]
+    keyword_kinds = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    declared = frozenset(
+        p.name for p in parameters if p.kind in keyword_kinds and p.name != "session"
+    )
+    takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters)
+    return declared, takes_any
+
+
+def _is_async_function(function: Callable[..., Any]) -> bool:
+    return inspect.iscoroutinefunction(function) or inspect.iscoroutinefunction(
+        inspect.unwrap(function)
+    )
 
 
 async def _updates_of(

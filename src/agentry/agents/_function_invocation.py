@@ -12,6 +12,7 @@ from agentry.types import (
     ChatResponse,
     ChatResponseUpdate,
     ResponseStream,
+    suggest_keywords,
 )
 
 __all__ = ["use_function_invocation"]
@@ -32,11 +33,8 @@ class _ModelOnly:
         *,
         stream: bool = False,
         options: ChatOptions | None = None,
-        **kwargs: Any,
     ) -> Any:
-        return self._base.get_response(
-            self._client, messages, stream=stream, options=options, **kwargs
-        )  # type: ignore[call-overload]
+        return self._base.get_response(self._client, messages, stream=stream, options=options)  # type: ignore[call-overload]
 
 
 def use_function_invocation(client_class: _ClientT) -> _ClientT:
@@ -62,11 +60,10 @@ def use_function_invocation(client_class: _ClientT) -> _ClientT:
         *,
         stream: bool = False,
         options: ChatOptions | None = None,
-        **kwargs: Any,
     ) -> Awaitable[ChatResponse] | ResponseStream[ChatResponseUpdate, ChatResponse]:
         tools = (options or {}).get("tools")
         if not tools:
-            return base.get_response(self, messages, stream=stream, options=options, **kwargs)  # type: ignore[call-overload, no-any-return]
+            return base.get_response(self, messages, stream=stream, options=options)  # type: ignore[call-overload, no-any-return]
         rest = cast(ChatOptions, {k: v for k, v in (options or {}).items() if k != "tools"})
         agent = Agent(
             client=_ModelOnly(self, base),  # type: ignore[arg-type]
@@ -84,7 +81,9 @@ def use_function_invocation(client_class: _ClientT) -> _ClientT:
             )
         return _chat_response(agent.run(messages), response_format)
 
-    subclass = type(client_class.__name__, (client_class,), {"get_response": get_response})
+    subclass = type(
+        client_class.__name__, (client_class,), {"get_response": suggest_keywords(get_response)}
+    )
     subclass.__doc__ = client_class.__doc__
     return cast(_ClientT, subclass)
 

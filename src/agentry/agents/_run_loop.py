@@ -5,7 +5,7 @@ context providers (before) -> prompt -> [model call -> tool calls]* -> context p
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from contextlib import aclosing
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -16,13 +16,16 @@ from agentry.agents._approvals import (
     calls_needing_approval,
     resolve_approvals,
 )
+from agentry.errors import ToolLoopLimitError
 from agentry.middleware._base import MiddlewareFunction, run_pipeline
 from agentry.middleware._contexts import ChatContext
 from agentry.sessions import AgentSession, ContextProvider, HistoryProvider, SessionContext
 from agentry.tools import (
     FunctionInvocationConfiguration,
+    check_unique_tool_names,
     expand_tool_sources,
     invoke_function_calls,
+    normalize_tools,
 )
 from agentry.types import (
     AgentResponse,
@@ -60,12 +63,12 @@ def start_run(
     plan: RunPlan,
     input_messages: list[Message],
     session: AgentSession | None,
-    kwargs: dict[str, Any],
+    function_invocation_kwargs: Mapping[str, Any],
     *,
     stream: bool,
 ) -> _Run:
     """Prepare one run; iterate `updates()` to carry it out, then read `response()`."""
-    return _Run(plan, input_messages, session, kwargs, stream)
+    return _Run(plan, input_messages, session, function_invocation_kwargs, stream)
 
 
 class _Run:
@@ -80,7 +83,7 @@ class _Run:
         plan: RunPlan,
         input_messages: list[Message],
         session: AgentSession | None,
-        kwargs: dict[str, Any],
+        function_invocation_kwargs: Mapping[str, Any],
         stream: bool,
     ) -> None:
         self.plan = plan
@@ -92,7 +95,7 @@ class _Run:
             input_messages=input_messages,
             options=plan.options,
         )
-        self.kwargs = kwargs
+        self.function_invocation_kwargs = function_invocation_kwargs
         self.stream = stream
         self.agent_id: str | None = getattr(plan.agent, "id", None)
         self.author_name: str | None = getattr(plan.agent, "name", None)
@@ -126,9 +129,13 @@ class _Run:
             await provider.before_run(
                 agent=plan.agent, session=session, context=context, state=state
             )
+        offered = self.tools
         if context.tools:
-            self.tools = [*self.tools, *context.tools]
-        self.tools = await expand_tool_sources(self.tools)
+            offered = [*offered, *normalize_tools(context.tools)]
+        expanded = await expand_tool_sources(offered)
+        if expanded is not plan.tools:  # tools came from providers or tool sources
+            check_unique_tool_names(expanded)
+        self.tools = expanded
         async with aclosing(self._turns()) as turns:
             async for update in turns:
                 yield update
@@ -171,17 +178,23 @@ class _Run:
             options["conversation_id"] = self.session.service_session_id
         consecutive_errors = 0
         tools_allowed = plan.config.enabled
+        limit: str | None = None  # the limit reached: the model must answer without tools
         for iteration in range(plan.config.max_iterations + 1):
-            if iteration == plan.config.max_iterations:
-                tools_allowed = False  # out of iterations: the model must answer now
+            if iteration == plan.config.max_iterations and limit is None:
+                limit = "max_iterations"
             call_options: ChatOptions = dict(options)  # type: ignore[assignment]
-            if self.tools:
+            if limit is not None:
+                call_options.pop("tools", None)
+                call_options["tool_choice"] = "none"
+            elif self.tools:
                 call_options["tools"] = list(self.tools)
                 if not tools_allowed:
                     call_options["tool_choice"] = "none"
             if self.stream:
                 response: ChatResponse | None = None
-                model_stream = self._stream_model(conversation[sent:], call_options)
+                model_stream = self._stream_model(
+                    conversation[sent:], call_options, answer_only=limit is not None
+                )
                 async with aclosing(model_stream):
                     async for item in model_stream:
                         if isinstance(item, ChatResponse):
@@ -191,6 +204,10 @@ class _Run:
                 assert response is not None
             else:
                 response = await self._call_model(conversation[sent:], call_options)
+            calls = [c for m in response.messages for c in m.contents if c.type == "function_call"]
+            if limit is not None and calls:
+                self._answer_without_calls(response, limit)
+                calls = []
             self._record(response)
             conversation.extend(response.messages)
             self.new_messages.extend(response.messages)
@@ -198,7 +215,6 @@ class _Run:
                 self.session.service_session_id = response.conversation_id
                 options["conversation_id"] = response.conversation_id
                 sent = len(conversation)
-            calls = [c for m in response.messages for c in m.contents if c.type == "function_call"]
             if not calls or not tools_allowed:
                 return
             held = calls_needing_approval(calls, self.tools, rules)
@@ -218,7 +234,17 @@ class _Run:
                 return
             consecutive_errors = consecutive_errors + 1 if batch.all_failed else 0
             if consecutive_errors > plan.config.max_consecutive_errors_per_request:
-                tools_allowed = False
+                limit = "max_consecutive_errors_per_request"
+
+    def _answer_without_calls(self, response: ChatResponse, limit: str) -> None:
+        """Keep the answer of a model asked to answer without tools, less any tool calls
+        it made anyway (nothing will run them); raise if it made nothing else."""
+        if not response.text:
+            names = sorted({c.name or "?" for m in response.messages for c in m.contents if c.name})
+            raise ToolLoopLimitError(_limit_problem(self.plan.config, limit, names))
+        for message in response.messages:
+            message.contents = [c for c in message.contents if c.type != "function_call"]
+        response.messages = [m for m in response.messages if m.contents]
 
     def _prompt(self) -> list[Message]:
         instructions = [
@@ -251,9 +277,12 @@ class _Run:
         return chat_context.result
 
     async def _stream_model(
-        self, messages: list[Message], options: ChatOptions
+        self, messages: list[Message], options: ChatOptions, *, answer_only: bool
     ) -> AsyncGenerator[AgentResponseUpdate | ChatResponse, None]:
-        """One streamed model call: agent updates as they come, then the folded response."""
+        """One streamed model call: agent updates as they come, then the folded response.
+
+        With `answer_only`, tool calls are not passed on: nothing will run them.
+        """
         client = self.plan.client
         middleware = self.plan.chat_middleware
         if middleware:
@@ -270,7 +299,10 @@ class _Run:
             result = client.get_response(messages, stream=True, options=options)
         if isinstance(result, ChatResponse):  # middleware answered in place of the model
             for update in result.to_updates():
-                yield self._agent_update(update)
+                agent_update = self._agent_update(update)
+                if answer_only:
+                    _drop_calls(agent_update)
+                yield agent_update
             yield result
             return
         updates: list[ChatResponseUpdate] = []
@@ -278,7 +310,10 @@ class _Run:
         try:
             async for update in result:
                 updates.append(update)
-                yield to_agent_update(update)
+                agent_update = to_agent_update(update)
+                if answer_only:
+                    _drop_calls(agent_update)
+                yield agent_update
         finally:
             # A caller that stops early must not leave the model's stream open.
             close = getattr(result, "aclose", None)
@@ -293,7 +328,7 @@ class _Run:
             middleware=self.plan.function_middleware,
             config=self.plan.config,
             session=self.session,
-            kwargs=self.kwargs,
+            function_invocation_kwargs=self.function_invocation_kwargs,
         )
 
     def _record(self, response: ChatResponse) -> None:
@@ -321,6 +356,30 @@ class _Run:
             agent_id=self.agent_id,
             message_id=message.message_id,
         )
+
+
+def _drop_calls(update: AgentResponseUpdate) -> None:
+    """Leave the tool calls out of `update` (its contents list is the chat update's)."""
+    if any(c.type == "function_call" for c in update.contents):
+        update.contents = [c for c in update.contents if c.type != "function_call"]
+
+
+def _limit_problem(config: FunctionInvocationConfiguration, limit: str, names: list[str]) -> str:
+    called = f"still called {', '.join(repr(n) for n in names)}"
+    if limit == "max_iterations":
+        return (
+            f"the model {called} after max_iterations={config.max_iterations} rounds of tool "
+            "calls, when it was asked to answer without tools, and gave no answer; if the "
+            "task needs more rounds, raise it: Agent(..., function_invocation_configuration="
+            "FunctionInvocationConfiguration(max_iterations=...))"
+        )
+    return (
+        f"the model {called} after more than max_consecutive_errors_per_request="
+        f"{config.max_consecutive_errors_per_request} turns in a row whose tool calls all "
+        "failed, when it was asked to answer without tools, and gave no answer; fix what "
+        "makes the tools fail (the tool results say), or raise the limit: "
+        "FunctionInvocationConfiguration(max_consecutive_errors_per_request=...)"
+    )
 
 
 def has_history_provider(providers: Sequence[ContextProvider]) -> bool:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Sequence
+import inspect
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal, Protocol, overload, runtime_checkable
 
 from agentry.middleware._base import MiddlewareTypes, run_pipeline, split_middleware
@@ -15,7 +16,9 @@ from agentry.types import (
     ChatResponseUpdate,
     Message,
     ResponseStream,
+    check_chat_options,
     normalize_messages,
+    suggest_keywords,
 )
 
 if TYPE_CHECKING:
@@ -37,7 +40,6 @@ class SupportsChatGetResponse(Protocol):
         *,
         stream: Literal[False] = False,
         options: ChatOptions | None = None,
-        **kwargs: Any,
     ) -> Awaitable[ChatResponse]: ...
 
     @overload
@@ -47,7 +49,6 @@ class SupportsChatGetResponse(Protocol):
         *,
         stream: Literal[True],
         options: ChatOptions | None = None,
-        **kwargs: Any,
     ) -> ResponseStream[ChatResponseUpdate, ChatResponse]: ...
 
     def get_response(
@@ -56,7 +57,6 @@ class SupportsChatGetResponse(Protocol):
         *,
         stream: bool = False,
         options: ChatOptions | None = None,
-        **kwargs: Any,
     ) -> Awaitable[ChatResponse] | ResponseStream[ChatResponseUpdate, ChatResponse]:
         """Answer `messages`: an awaitable response, or with `stream=True` a stream."""
         ...
@@ -65,8 +65,11 @@ class SupportsChatGetResponse(Protocol):
 class BaseChatClient:
     """Base class of chat clients, with chat middleware support.
 
-    A subclass implements `_inner_get_response` and/or `_inner_get_streaming_response`;
-    whichever one is missing is derived from the other.
+    A subclass implements `_inner_get_response` (an `async def` returning a
+    `ChatResponse`) and/or `_inner_get_streaming_response` (an async generator yielding
+    `ChatResponseUpdate`s); whichever one is missing is derived from the other. They are
+    called with the keyword arguments `messages` and `options`; a method of another kind
+    raises `TypeError` when the class is defined.
 
     Example:
         >>> class EchoClient(BaseChatClient):
@@ -97,6 +100,19 @@ class BaseChatClient:
                 f"{cls.__name__} must implement _inner_get_response or "
                 "_inner_get_streaming_response"
             )
+        plain = cls.__dict__.get("_inner_get_response")
+        if plain is not None and not _is_async_function(plain):
+            raise TypeError(
+                f"{cls.__name__}._inner_get_response must be async: write `async def "
+                "_inner_get_response(self, *, messages, options)` returning a ChatResponse"
+            )
+        streaming = cls.__dict__.get("_inner_get_streaming_response")
+        if streaming is not None and not _is_async_generator_function(streaming):
+            raise TypeError(
+                f"{cls.__name__}._inner_get_streaming_response must be an async generator: "
+                "write `async def _inner_get_streaming_response(self, *, messages, options)` "
+                "that yields ChatResponseUpdates"
+            )
 
     @overload
     def get_response(
@@ -105,7 +121,6 @@ class BaseChatClient:
         *,
         stream: Literal[False] = False,
         options: ChatOptions | None = None,
-        **kwargs: Any,
     ) -> Awaitable[ChatResponse]: ...
 
     @overload
@@ -115,37 +130,41 @@ class BaseChatClient:
         *,
         stream: Literal[True],
         options: ChatOptions | None = None,
-        **kwargs: Any,
     ) -> ResponseStream[ChatResponseUpdate, ChatResponse]: ...
 
+    @suggest_keywords
     def get_response(
         self,
         messages: AgentRunInputs,
         *,
         stream: bool = False,
         options: ChatOptions | None = None,
-        **kwargs: Any,
     ) -> Awaitable[ChatResponse] | ResponseStream[ChatResponseUpdate, ChatResponse]:
         """Send `messages` to the model.
 
         Args:
             messages: Text, a message, or a list of messages.
             stream: Return a stream of updates instead of an awaitable response.
-            options: Chat options (model, temperature, tools, response format...).
-            **kwargs: Passed on to the client's implementation.
+            options: Chat options (model, temperature, tools, response format...);
+                provider-specific request fields go in `options["additional_properties"]`.
 
         Returns:
             An awaitable `ChatResponse`, or with `stream=True` a `ResponseStream`.
+
+        Raises:
+            TypeError: An unknown keyword argument or chat option; the message names the
+                closest valid one.
         """
+        check_chat_options(options)
         message_list = normalize_messages(messages)
         chat_options: ChatOptions = options if options is not None else ChatOptions()
         response_format = chat_options.get("response_format")
         if stream:
             if self.middleware:
-                updates = self._stream_with_middleware(message_list, chat_options, kwargs)
+                updates = self._stream_with_middleware(message_list, chat_options)
             else:
                 updates = self._inner_get_streaming_response(
-                    messages=message_list, options=chat_options, **kwargs
+                    messages=message_list, options=chat_options
                 )
             if telemetry.enabled:  # telemetry hook
                 from agentry.observability._chat_spans import traced_chat_stream
@@ -155,7 +174,7 @@ class BaseChatClient:
                 updates,
                 lambda items: ChatResponse.from_updates(items, response_format=response_format),
             )
-        response = self._respond_with_middleware(message_list, chat_options, kwargs)
+        response = self._respond_with_middleware(message_list, chat_options)
         if telemetry.enabled:  # telemetry hook
             from agentry.observability._chat_spans import traced_chat_response
 
@@ -163,18 +182,16 @@ class BaseChatClient:
         return response
 
     async def _respond_with_middleware(
-        self, messages: list[Message], options: ChatOptions, kwargs: dict[str, Any]
+        self, messages: list[Message], options: ChatOptions
     ) -> ChatResponse:
         if not self.middleware:
-            response = await self._inner_get_response(messages=messages, options=options, **kwargs)
+            response = await self._inner_get_response(messages=messages, options=options)
         else:
-            context = ChatContext(
-                client=self, messages=messages, options=options, stream=False, kwargs=kwargs
-            )
+            context = ChatContext(client=self, messages=messages, options=options, stream=False)
 
             async def call_model(ctx: ChatContext) -> None:
                 ctx.result = await self._inner_get_response(
-                    messages=ctx.messages, options=ctx.options, **ctx.kwargs
+                    messages=ctx.messages, options=ctx.options
                 )
 
             await run_pipeline(split_middleware(self.middleware)["chat"], context, call_model)
@@ -184,15 +201,13 @@ class BaseChatClient:
         return response
 
     async def _stream_with_middleware(
-        self, messages: list[Message], options: ChatOptions, kwargs: dict[str, Any]
+        self, messages: list[Message], options: ChatOptions
     ) -> AsyncIterator[ChatResponseUpdate]:
-        context = ChatContext(
-            client=self, messages=messages, options=options, stream=True, kwargs=kwargs
-        )
+        context = ChatContext(client=self, messages=messages, options=options, stream=True)
 
         async def call_model(ctx: ChatContext) -> None:
             ctx.result = self._inner_get_streaming_response(
-                messages=ctx.messages, options=ctx.options, **ctx.kwargs
+                messages=ctx.messages, options=ctx.options
             )
 
         await run_pipeline(split_middleware(self.middleware)["chat"], context, call_model)
@@ -202,22 +217,19 @@ class BaseChatClient:
             yield update
 
     async def _inner_get_response(
-        self, *, messages: list[Message], options: ChatOptions, **kwargs: Any
+        self, *, messages: list[Message], options: ChatOptions
     ) -> ChatResponse:
         """Get one response from the model (default: fold the streaming implementation)."""
         updates = [
-            u
-            async for u in self._inner_get_streaming_response(
-                messages=messages, options=options, **kwargs
-            )
+            u async for u in self._inner_get_streaming_response(messages=messages, options=options)
         ]
         return ChatResponse.from_updates(updates, response_format=options.get("response_format"))
 
     async def _inner_get_streaming_response(
-        self, *, messages: list[Message], options: ChatOptions, **kwargs: Any
+        self, *, messages: list[Message], options: ChatOptions
     ) -> AsyncIterator[ChatResponseUpdate]:
         """Stream the model's response (default: the plain response as updates)."""
-        response = await self._inner_get_response(messages=messages, options=options, **kwargs)
+        response = await self._inner_get_response(messages=messages, options=options)
         for update in response.to_updates():
             yield update
 
@@ -254,3 +266,15 @@ class BaseChatClient:
             default_options=default_options,
             function_invocation_configuration=function_invocation_configuration,
         )
+
+
+def _is_async_function(function: Callable[..., Any]) -> bool:
+    return inspect.iscoroutinefunction(function) or inspect.iscoroutinefunction(
+        inspect.unwrap(function)
+    )
+
+
+def _is_async_generator_function(function: Callable[..., Any]) -> bool:
+    return inspect.isasyncgenfunction(function) or inspect.isasyncgenfunction(
+        inspect.unwrap(function)
+    )

@@ -138,7 +138,7 @@ class ScriptedChatClient(BaseChatClient):
         return item
 
     async def _inner_get_response(
-        self, *, messages: list[Message], options: ChatOptions, **kwargs: Any
+        self, *, messages: list[Message], options: ChatOptions
     ) -> ChatResponse:
         item = await self._next(messages, options, stream=False)
         if isinstance(item, (list, tuple)):
@@ -149,7 +149,7 @@ class ScriptedChatClient(BaseChatClient):
         return self._as_response(item)
 
     async def _inner_get_streaming_response(
-        self, *, messages: list[Message], options: ChatOptions, **kwargs: Any
+        self, *, messages: list[Message], options: ChatOptions
     ) -> AsyncIterator[ChatResponseUpdate]:
         item = await self._next(messages, options, stream=True)
         if isinstance(item, (list, tuple)):

@@ -22,6 +22,7 @@ MCP_FRAMEWORK_DENYLIST = frozenset(
     {
         "chat_options",
         "conversation_id",
+        "function_invocation_kwargs",
         "kwargs",
         "options",
         "response_format",
@@ -31,8 +32,9 @@ MCP_FRAMEWORK_DENYLIST = frozenset(
         "tools",
     }
 )
-"""Names of agentry runtime values. Dropped even when a server declares them, unless the
-user names them in `additional_tool_argument_names`."""
+"""Names of agent-run arguments and runtime values. Dropped even when a server declares
+them, unless the user names them in `additional_tool_argument_names`, so a value meant for
+the agentry side never reaches a server by a name clash."""
 
 META_ARGUMENT = "_meta"
 
@@ -61,9 +63,11 @@ def prepare_call_kwargs(
 ) -> tuple[dict[str, Any], dict[str, Any] | None]:
     """The arguments to send and the request metadata of one `tools/call`.
 
-    The model's arguments win over runtime values of the same name; `_meta` (from either)
-    becomes the request's metadata and is never an argument; every other name outside
-    `allowed` is dropped.
+    Values besides the model's come only from the agent run's `function_invocation_kwargs`
+    (given here as `runtime_arguments`, or already below the model's arguments, as a
+    function tool taking `**kwargs` receives them). The model's arguments win over runtime
+    values of the same name; `_meta` (from either) becomes the request's metadata and is never an
+    argument; every other name outside `allowed` is dropped.
     """
     merged = {**runtime_arguments, **model_arguments}
     meta: Any = merged.pop(META_ARGUMENT, None)

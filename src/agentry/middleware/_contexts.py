@@ -17,13 +17,19 @@ __all__ = ["AgentContext", "ChatContext", "FunctionInvocationContext"]
 class AgentContext:
     """One agent run, as agent middleware sees it.
 
-    Middleware may replace `messages` or `options` before calling `call_next()`, and read or
-    replace `result` after it. `result` is an `AgentResponse`, or for a streaming run a
-    `ResponseStream` of `AgentResponseUpdate`.
+    Middleware may replace `messages`, `options` or `function_invocation_kwargs` before
+    calling `call_next()`, and read or replace `result` after it. `result` is an
+    `AgentResponse`, or for a streaming run a `ResponseStream` of `AgentResponseUpdate`.
+
+    Attributes:
+        function_invocation_kwargs: The run's values for its tools (see `Agent.run`).
+        kwargs: The extra keyword arguments of a custom agent's own `run` (empty for
+            `Agent`).
     """
 
     __slots__ = (
         "agent",
+        "function_invocation_kwargs",
         "kwargs",
         "messages",
         "metadata",
@@ -42,6 +48,7 @@ class AgentContext:
         options: ChatOptions | None = None,
         stream: bool = False,
         kwargs: dict[str, Any] | None = None,
+        function_invocation_kwargs: dict[str, Any] | None = None,
     ) -> None:
         self.agent = agent
         self.messages = messages
@@ -49,6 +56,9 @@ class AgentContext:
         self.options = options
         self.stream = stream
         self.kwargs = kwargs if kwargs is not None else {}
+        self.function_invocation_kwargs: dict[str, Any] = (
+            function_invocation_kwargs if function_invocation_kwargs is not None else {}
+        )
         self.metadata: dict[str, Any] = {}
         self.result: Any = None
 
@@ -60,7 +70,7 @@ class ChatContext:
     `ChatResponseUpdate`.
     """
 
-    __slots__ = ("client", "kwargs", "messages", "metadata", "options", "result", "stream")
+    __slots__ = ("client", "messages", "metadata", "options", "result", "stream")
 
     def __init__(
         self,
@@ -69,13 +79,11 @@ class ChatContext:
         messages: list[Message],
         options: ChatOptions,
         stream: bool = False,
-        kwargs: dict[str, Any] | None = None,
     ) -> None:
         self.client = client
         self.messages = messages
         self.options = options
         self.stream = stream
-        self.kwargs = kwargs if kwargs is not None else {}
         self.metadata: dict[str, Any] = {}
         self.result: Any = None
 
@@ -83,10 +91,11 @@ class ChatContext:
 class FunctionInvocationContext:
     """One tool call, as function middleware and the tool itself see it.
 
-    A tool receives this context by declaring a parameter annotated with it. `tools` is the
-    live tool list of the run: `add_tools` and `remove_tools` take effect on the next
-    function-calling iteration. Setting `terminate` ends the function-calling loop after
-    the current batch of calls.
+    A tool receives this context by declaring a parameter annotated with it. `kwargs` holds
+    the run's `function_invocation_kwargs` (values for tools, never seen by the model; a
+    copy per call). `tools` is the live tool list of the run: `add_tools` and
+    `remove_tools` take effect on the next function-calling iteration. Setting
+    `terminate` ends the function-calling loop after the current batch of calls.
 
     Example:
         >>> from agentry import tool, FunctionInvocationContext
@@ -130,9 +139,16 @@ class FunctionInvocationContext:
         self.terminate = False
 
     def add_tools(self, tools: Sequence[Any]) -> None:
-        """Offer more tools to the model from the next iteration on (names stay unique)."""
+        """Offer more tools to the model from the next iteration on; a tool whose name is
+        offered already is left out.
+
+        Raises:
+            TypeError: An item is not a tool.
+        """
+        from agentry.tools import normalize_tools
+
         present = {getattr(t, "name", None) for t in self.tools}
-        for item in tools:
+        for item in normalize_tools(list(tools)):
             if getattr(item, "name", None) not in present:
                 self.tools.append(item)
 

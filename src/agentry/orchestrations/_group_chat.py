@@ -20,7 +20,7 @@ from agentry.types import Message
 from agentry.workflows import Workflow, WorkflowBuilder, WorkflowContext, WorkflowEvent, handler
 
 if TYPE_CHECKING:
-    from agentry.agents import SupportsAgentRun
+    from agentry.agents import Agent, SupportsAgentRun
     from agentry.workflows import CheckpointStorage
 
 __all__ = ["GroupChatOrchestrator", "GroupChatState", "SpeakerSelector", "round_robin"]
@@ -62,9 +62,9 @@ class GroupChatOrchestrator(Orchestrator):
     """Participants take turns in one conversation; a manager picks each next speaker.
 
     The manager is a function of `GroupChatState` returning a name (or None to end), the
-    default `round_robin`, or an agent asked to name the next speaker (it answers JSON
-    `{"next_speaker": "<name>" or null}`). The chat ends when the manager says so or the
-    termination condition holds (default: 10 rounds). The Workflow Output is the list of
+    default `round_robin`, or an `Agent` asked to name the next speaker (as structured
+    output: `{"next_speaker": "<name>" or null}`). The chat ends when the manager says so
+    or the termination condition holds (default: 10 rounds). The Workflow Output is the list of
     messages the participants added.
 
     Args:
@@ -127,7 +127,7 @@ class GroupChatOrchestrator(Orchestrator):
         participants = [ParticipantExecutor(a) for a in self.participants]
         descriptions = {p.name: p.agent.description or "" for p in participants}
         selector = (
-            _AgentSelector(cast("SupportsAgentRun", self.manager))
+            _AgentSelector(cast("Agent", self.manager))
             if is_agent(self.manager)
             else cast(SpeakerSelector, self.manager)
         )
@@ -194,7 +194,7 @@ task is complete, end the conversation. Answer only with JSON:
 class _AgentSelector:
     """Asks an agent for the next speaker, as structured output."""
 
-    def __init__(self, agent: SupportsAgentRun) -> None:
+    def __init__(self, agent: Agent) -> None:
         self.agent = agent
 
     async def __call__(self, state: GroupChatState) -> str | None:

@@ -12,7 +12,9 @@ from agentry.tools._invocation import (
     ToolCallBatch,
     invoke_function_calls,
 )
+from agentry.tools._schema import ToolSchemaWarning
 from agentry.tools._sources import ToolSource, expand_tool_sources
+from agentry.tools._tool_list import check_unique_tool_names, normalize_tools
 
 __all__ = [
     "ApprovalMode",
@@ -20,9 +22,12 @@ __all__ = [
     "FunctionTool",
     "ToolCallBatch",
     "ToolProtocol",
+    "ToolSchemaWarning",
     "ToolSource",
+    "check_unique_tool_names",
     "expand_tool_sources",
     "invoke_function_calls",
+    "normalize_tools",
     "tool",
     "tool_result_to_text",
 ]

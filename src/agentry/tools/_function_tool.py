@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import json
 from collections.abc import Awaitable, Callable, Mapping
@@ -9,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, cast, overload, runtim
 
 from agentry.errors import ToolExecutionError
 from agentry.middleware._contexts import FunctionInvocationContext
-from agentry.tools._schema import SignatureModel, build_signature_model
+from agentry.tools._schema import SignatureModel, build_signature_model, warn_untyped_parameters
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -39,7 +40,14 @@ class FunctionTool:
 
     The schema comes from the function's signature (type hints, `Annotated` descriptions,
     pydantic `Field`s, Google-style `Args:` docstrings) or from `input_model`, a pydantic
-    model class or a JSON schema dict. Arguments are validated before the function runs.
+    model class or a JSON schema dict. Arguments are validated before the function runs. A
+    parameter without a type hint says nothing to the model and accepts any value, so it
+    raises a `ToolSchemaWarning`.
+
+    A sync function runs in a worker thread, so a slow one neither blocks the event loop
+    nor the other calls of its turn; `run_inline=True` runs it on the event loop instead,
+    which saves the thread hop for quick pure functions. Used bare, `@FunctionTool` works
+    like `@tool`.
 
     Example:
         >>> def add(a: int, b: int) -> int:
@@ -52,13 +60,14 @@ class FunctionTool:
 
     def __init__(
         self,
-        *,
         func: Callable[..., Any] | None = None,
+        *,
         name: str | None = None,
         description: str | None = None,
         input_model: type[BaseModel] | Mapping[str, Any] | None = None,
         approval_mode: ApprovalMode = "never_require",
         max_invocations: int | None = None,
+        run_inline: bool = False,
         additional_properties: dict[str, Any] | None = None,
     ) -> None:
         if func is None and name is None:
@@ -79,6 +88,7 @@ class FunctionTool:
         self._input_model = input_model
         self._signature: SignatureModel | None = None
         self._schema: dict[str, Any] | None = None
+        self.run_inline = run_inline
         self._is_async = func is not None and inspect.iscoroutinefunction(func)
         self._context_parameter: str | None = None
         self._accepts_kwargs = False
@@ -86,12 +96,22 @@ class FunctionTool:
             self._inspect_parameters(func)
 
     def _inspect_parameters(self, func: Callable[..., Any]) -> None:
+        untyped: list[str] = []
         for parameter in inspect.signature(func).parameters.values():
+            annotation = parameter.annotation
             if parameter.kind is inspect.Parameter.VAR_KEYWORD:
                 self._accepts_kwargs = True
-            annotation = parameter.annotation
-            if annotation is FunctionInvocationContext or annotation == "FunctionInvocationContext":
+            elif (
+                annotation is FunctionInvocationContext or annotation == "FunctionInvocationContext"
+            ):
                 self._context_parameter = parameter.name
+            elif (
+                annotation is inspect.Parameter.empty
+                and parameter.kind is not inspect.Parameter.VAR_POSITIONAL
+            ):
+                untyped.append(parameter.name)
+        if untyped and self._input_model is None:
+            warn_untyped_parameters(self.name, func, untyped)
 
     @property
     def declaration_only(self) -> bool:
@@ -139,15 +159,19 @@ class FunctionTool:
         arguments: Mapping[str, Any] | None = None,
         context: FunctionInvocationContext | None = None,
         validated: bool = False,
-        **kwargs: Any,
     ) -> Any:
         """Validate `arguments` and call the function.
 
+        A sync function runs in a worker thread (with the caller's context variables), so
+        it neither blocks the event loop nor the other calls of its turn; with
+        `run_inline=True` it runs on the event loop itself.
+
         Args:
             arguments: The arguments, as the model sent them.
-            context: Passed to a parameter annotated with `FunctionInvocationContext`.
+            context: Passed to a parameter annotated with `FunctionInvocationContext`; a
+                function that takes `**kwargs` also receives `context.kwargs` (the run's
+                `function_invocation_kwargs`), below the model's arguments of the same name.
             validated: The arguments were validated already.
-            **kwargs: Runtime values passed to a function that takes `**kwargs`.
 
         Raises:
             ToolArgumentsError: The arguments do not fit the schema.
@@ -164,12 +188,15 @@ class FunctionTool:
         values = dict(arguments or {}) if validated else self.validate_arguments(arguments)
         if self._context_parameter is not None:
             values[self._context_parameter] = context
-        if self._accepts_kwargs and kwargs:
-            values = {**kwargs, **values}
+        if self._accepts_kwargs and context is not None and context.kwargs:
+            values = {**context.kwargs, **values}
         self.invocation_count += 1
         if self._is_async:
             return await cast("Callable[..., Awaitable[Any]]", self.func)(**values)
-        result = self.func(**values)
+        if self.run_inline:
+            result = self.func(**values)
+        else:
+            result = await asyncio.to_thread(self.func, **values)
         if inspect.isawaitable(result):
             return await result
         return result
@@ -195,6 +222,7 @@ def tool(
     description: str | None = None,
     approval_mode: ApprovalMode = "never_require",
     max_invocations: int | None = None,
+    run_inline: bool = False,
 ) -> Callable[[Callable[..., Any]], FunctionTool]: ...
 
 
@@ -206,8 +234,12 @@ def tool(
     description: str | None = None,
     approval_mode: ApprovalMode = "never_require",
     max_invocations: int | None = None,
+    run_inline: bool = False,
 ) -> FunctionTool | Callable[[Callable[..., Any]], FunctionTool]:
     """Turn a sync or async function into a :class:`FunctionTool`.
+
+    A sync function runs in a worker thread; `run_inline=True` runs it on the event loop,
+    for quick pure functions (it then blocks every other task while it runs).
 
     Example:
         >>> from typing import Annotated
@@ -226,6 +258,7 @@ def tool(
             description=description,
             approval_mode=approval_mode,
             max_invocations=max_invocations,
+            run_inline=run_inline,
         )
 
     return wrap(func) if func is not None else wrap

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any
@@ -71,18 +71,21 @@ async def invoke_function_calls(
     middleware: Sequence[MiddlewareFunction],
     config: FunctionInvocationConfiguration,
     session: AgentSession | None = None,
-    kwargs: dict[str, Any] | None = None,
+    function_invocation_kwargs: Mapping[str, Any] | None = None,
 ) -> ToolCallBatch:
     """Run `calls` (concurrently when there are several) and return their results.
 
-    A failing tool does not fail the run: its result tells the model what went wrong.
+    Sync tools run in worker threads (unless made with `run_inline=True`), so the calls of
+    one turn overlap and the event loop stays free. A failing tool does not fail the run:
+    its result tells the model what went wrong. Each call's `FunctionInvocationContext`
+    gets its own copy of `function_invocation_kwargs`.
 
     Raises:
         ToolExecutionError: A call names an unknown tool and
             `config.terminate_on_unknown_calls` is set.
     """
     by_name = {getattr(t, "name", None): t for t in tools}
-    run_kwargs = kwargs or {}
+    run_kwargs = function_invocation_kwargs or {}
     invoke_one = _invoke_one
     if telemetry.enabled:  # telemetry hook
         from agentry.observability._tool_spans import traced_tool_call
@@ -110,7 +113,7 @@ async def _invoke_one(
     middleware: Sequence[MiddlewareFunction],
     config: FunctionInvocationConfiguration,
     session: AgentSession | None,
-    run_kwargs: dict[str, Any],
+    run_kwargs: Mapping[str, Any],
 ) -> tuple[Content, bool, bool]:
     """One call: (result content, whether it failed, whether middleware asked to stop)."""
     call_id = call.call_id or ""
@@ -141,13 +144,11 @@ async def _invoke_one(
         call_id=call_id,
         tools=tools,
         session=session,
-        kwargs=run_kwargs,
+        kwargs=dict(run_kwargs) if run_kwargs else None,
     )
 
     async def call_function(ctx: FunctionInvocationContext) -> None:
-        ctx.result = await function.invoke(
-            arguments=ctx.arguments, context=ctx, validated=True, **ctx.kwargs
-        )
+        ctx.result = await function.invoke(arguments=ctx.arguments, context=ctx, validated=True)
 
     try:
         await run_pipeline(middleware, context, call_function)

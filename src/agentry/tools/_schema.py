@@ -4,15 +4,22 @@ from __future__ import annotations
 
 import inspect
 import re
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, cast
 
 from agentry.errors import ToolArgumentsError
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
-__all__ = ["SignatureModel", "build_signature_model"]
+__all__ = [
+    "SignatureModel",
+    "ToolSchemaWarning",
+    "build_signature_model",
+    "warn_untyped_parameters",
+]
+
 
 _ARG_LINE = re.compile(r"^\s{2,}(\*{0,2}\w+)(?:\s*\([^)]*\))?:\s*(.*)$")
 
@@ -148,3 +155,35 @@ def _docstring_arguments(docstring: str) -> dict[str, str]:
         elif current and stripped:
             descriptions[current] = f"{descriptions[current]} {stripped}".strip()
     return descriptions
+
+
+class ToolSchemaWarning(UserWarning):
+    """A tool's argument schema tells the model less than it should (a parameter without a
+    type hint: the model is not told its type and any value passes validation)."""
+
+
+def warn_untyped_parameters(tool_name: str, func: Callable[..., Any], names: Sequence[str]) -> None:
+    """Warn, pointing at `func`'s definition, that parameters `names` have no type hint."""
+    listed = ", ".join(repr(name) for name in names)
+    function_name = getattr(func, "__qualname__", tool_name)
+    message = (
+        f"tool {tool_name!r}: parameter{'s' if len(names) > 1 else ''} {listed} of "
+        f"{function_name}() {'have' if len(names) > 1 else 'has'} no type hint, so the model "
+        f'is not told what to send and any value is accepted (a model may send "1" for a '
+        f"number); annotate {'them' if len(names) > 1 else 'it'}, e.g. `{names[0]}: int`"
+    )
+    code: Any = getattr(func, "__code__", None)
+    module_globals: Any = getattr(func, "__globals__", None)
+    if code is None or not isinstance(module_globals, dict):
+        warnings.warn(message, ToolSchemaWarning, stacklevel=4)
+        return
+    # the registry `warnings.warn` would use, so that a warning shows once per definition
+    registry = cast("dict[Any, Any]", module_globals).setdefault("__warningregistry__", {})
+    warnings.warn_explicit(
+        message,
+        ToolSchemaWarning,
+        code.co_filename,
+        code.co_firstlineno,
+        module=getattr(func, "__module__", None) or "agentry",
+        registry=registry,
+    )

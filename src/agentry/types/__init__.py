@@ -1,13 +1,14 @@
 """Messages, contents, responses, streaming updates and chat options."""
 
 from agentry.types._content import Content, ContentType, UsageDetails, add_usage_details
+from agentry.types._keywords import suggest_keywords, unknown_names_message
 from agentry.types._message import (
     AgentRunInputs,
     Message,
     RoleLiteral,
     normalize_messages,
 )
-from agentry.types._options import ChatOptions, ToolMode, merge_chat_options
+from agentry.types._options import ChatOptions, ToolMode, check_chat_options, merge_chat_options
 from agentry.types._responses import AgentResponse, ChatResponse
 from agentry.types._serialization import SerializationMixin
 from agentry.types._stream import ResponseStream
@@ -30,6 +31,9 @@ __all__ = [
     "ToolMode",
     "UsageDetails",
     "add_usage_details",
+    "check_chat_options",
     "merge_chat_options",
     "normalize_messages",
+    "suggest_keywords",
+    "unknown_names_message",
 ]

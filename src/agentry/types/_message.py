@@ -14,7 +14,9 @@ from agentry.types._validation import check_fields, stored_fields
 __all__ = ["AgentRunInputs", "Message", "RoleLiteral", "normalize_messages", "to_contents"]
 
 RoleLiteral = Literal["system", "user", "assistant", "tool"]
-"""The roles agentry itself uses. Roles are plain strings, so others pass through."""
+"""The roles of a message."""
+
+_ROLES = frozenset(("system", "user", "assistant", "tool"))
 
 
 def to_contents(contents: Iterable[Content | str] | Content | str | None) -> list[Content]:
@@ -32,7 +34,7 @@ def to_contents(contents: Iterable[Content | str] | Content | str | None) -> lis
 class StoredMessage(TypedDict, total=False):
     """A message as :meth:`Message.to_dict` writes it."""
 
-    role: Required[str]
+    role: Required[RoleLiteral]
     contents: list[StoredContent]
     author_name: str | None
     message_id: str | None
@@ -41,6 +43,10 @@ class StoredMessage(TypedDict, total=False):
 
 class Message(SerializationMixin):
     """A chat message: who speaks (`role`) and what they say (`contents`).
+
+    The role is one of `"system"`, `"user"`, `"assistant"` and `"tool"`; any other raises
+    `ValueError` (so `Message("Hello")`, text without a role, fails at once: write
+    `Message("user", "Hello")`).
 
     Example:
         >>> Message(role="user", contents=["What is 2 + 2?"]).text
@@ -69,6 +75,8 @@ class Message(SerializationMixin):
         additional_properties: dict[str, Any] | None = None,
         raw_representation: Any = None,
     ) -> None:
+        if role not in _ROLES:
+            raise ValueError(_role_problem(role, contents))
         self.role = role
         self.contents = to_contents(contents)
         if text is not None:
@@ -154,3 +162,11 @@ def normalize_messages(messages: AgentRunInputs | None) -> list[Message]:
         else:
             result.append(Message("user", [item]))
     return result
+
+
+def _role_problem(role: object, contents: object) -> str:
+    problem = f"unknown message role {role!r}: a role is one of {', '.join(sorted(_ROLES))}"
+    if isinstance(role, str) and contents is None:
+        text = role if len(role) <= 40 else f"{role[:37]}..."
+        return f"{problem}. For a user message with this text, write Message('user', {text!r})"
+    return f"{problem}, as in Message('user', 'Hello')"

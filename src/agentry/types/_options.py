@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal, TypeAlias, TypedDict
 
-__all__ = ["ChatOptions", "ToolMode", "merge_chat_options"]
+from agentry.types._keywords import closest_name
+
+__all__ = ["ChatOptions", "ToolMode", "check_chat_options", "merge_chat_options"]
 
 
 class ToolMode(TypedDict, total=False):
@@ -20,6 +22,9 @@ ToolChoice: TypeAlias = Literal["auto", "required", "none"] | ToolMode
 
 class ChatOptions(TypedDict, total=False):
     """Options of a chat request. Every key is optional; clients ignore what they cannot honour.
+
+    A key that is not one of these raises `TypeError` naming the closest one; fields only one
+    provider knows go in `additional_properties`, which clients send as they are.
 
     Example:
         >>> options: ChatOptions = {"temperature": 0.2, "max_tokens": 200}
@@ -46,6 +51,30 @@ class ChatOptions(TypedDict, total=False):
     conversation_id: str
     additional_properties: dict[str, Any]
     """Provider-specific request fields, passed through as they are."""
+
+
+_OPTION_NAMES = frozenset(ChatOptions.__annotations__)
+
+
+def check_chat_options(options: Mapping[str, Any] | None, *, where: str = "options") -> None:
+    """Raise if `options` has a key that is not a chat option.
+
+    Raises:
+        TypeError: An unknown key, with the closest chat option and where provider-specific
+            fields go.
+    """
+    if not options or options.keys() <= _OPTION_NAMES:
+        return
+    unknown = sorted(set(options) - _OPTION_NAMES)
+    problems: list[str] = []
+    for name in unknown:
+        match = closest_name(name, _OPTION_NAMES)
+        problems.append(f"{name!r} (did you mean {match!r}?)" if match else repr(name))
+    raise TypeError(
+        f"unknown chat option{'s' if len(unknown) > 1 else ''} {', '.join(problems)} in "
+        f"{where}; put provider-specific request fields in "
+        f"{where}['additional_properties']. Chat options are: {', '.join(sorted(_OPTION_NAMES))}"
+    )
 
 
 def merge_chat_options(

@@ -21,6 +21,7 @@ from agentry.types import (
     Message,
     ResponseStream,
     normalize_messages,
+    suggest_keywords,
 )
 from agentry.workflows._checkpoint import WorkflowCheckpoint
 from agentry.workflows._events import WorkflowEvent
@@ -104,7 +105,6 @@ class WorkflowAgent(BaseAgent):
         *,
         stream: Literal[False] = False,
         session: AgentSession | None = None,
-        **kwargs: Any,
     ) -> Awaitable[AgentResponse]: ...
 
     @overload
@@ -114,16 +114,15 @@ class WorkflowAgent(BaseAgent):
         *,
         stream: Literal[True],
         session: AgentSession | None = None,
-        **kwargs: Any,
     ) -> ResponseStream[AgentResponseUpdate, AgentResponse]: ...
 
+    @suggest_keywords
     def run(
         self,
         messages: AgentRunInputs | None = None,
         *,
         stream: bool = False,
         session: AgentSession | None = None,
-        **kwargs: Any,
     ) -> Awaitable[AgentResponse] | ResponseStream[AgentResponseUpdate, AgentResponse]:
         """Run the workflow on `messages` (or continue it with answers in `messages`)."""
 
@@ -135,7 +134,6 @@ class WorkflowAgent(BaseAgent):
             split_middleware(self.middleware)["agent"] if self.middleware else [],
             normalize_messages(messages),
             session,
-            kwargs,
             stream=stream,
             core=core,
             response_format=None,
