@@ -288,3 +288,36 @@ async def test_content_and_message_build_from_text(text: str) -> None:
     message = Message(role="user", contents=[Content.from_text(text)])
     assert (message.role, message.text) == ("user", text)
     assert Message.from_dict(message.to_dict()) == message
+
+
+async def test_context_tools_is_the_live_tool_list_of_the_run() -> None:
+    @tool
+    def second() -> str:
+        """The second step."""
+        return "second done"
+
+    @tool
+    def first(context: FunctionInvocationContext) -> str:
+        """The first step."""
+        context.tools.append(second)
+        return f"first done; {len(context.tools)} tools now"
+
+    client = ScriptedChatClient(
+        [
+            ScriptedChatClient.function_call("first", {}),
+            ScriptedChatClient.function_call("second", {}),
+            "Both done.",
+        ]
+    )
+    response = await Agent(client=client, tools=[first]).run("Do both steps.")
+
+    assert response.text == "Both done."
+    assert [call.tool_names for call in client.calls] == [
+        ["first"],
+        ["first", "second"],
+        ["first", "second"],
+    ]
+    results = [
+        c.result for m in response.messages for c in m.contents if c.type == "function_result"
+    ]
+    assert results == ["first done; 2 tools now", "second done"]

@@ -11,11 +11,18 @@ from typing import Any
 
 import pytest
 
-from agentry import Agent, MCPStdioTool, MCPTaskOptions, MCPTool
+from agentry import (
+    Agent,
+    MCPStdioTool,
+    MCPStreamableHTTPTool,
+    MCPTaskOptions,
+    MCPTool,
+    MCPWebsocketTool,
+)
 from agentry.clients.scripted import ScriptedChatClient
 from agentry.errors import ToolExecutionException
 
-from ..mcp.conftest import BASIC, SERVERS
+from ..mcp.conftest import BASIC, SERVERS, free_port, serving
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -56,6 +63,30 @@ async def test_an_agent_calls_a_tool_of_a_stdio_server() -> None:
         response = await agent.run("What is 40 + 2?")
 
     assert response.text == "It is 42."
+    (result,) = [
+        c for m in model.calls[1].messages for c in m.contents if c.type == "function_result"
+    ]
+    assert result.result == "42"
+
+
+@pytest.mark.parametrize("transport", ["http", "websocket"])
+async def test_the_other_transports_offer_the_same_tools(transport: str) -> None:
+    port = free_port()
+    if transport == "http":
+        command = [sys.executable, BASIC, "http", str(port)]
+    else:
+        command = [sys.executable, str(SERVERS / "websocket.py"), str(port)]
+    model = ScriptedChatClient([ScriptedChatClient.function_call("add", {"a": 1, "b": 41}), "42."])
+    with serving(command, port) as url:
+        server: MCPTool = (
+            MCPStreamableHTTPTool("remote", url, request_timeout=20)
+            if transport == "http"
+            else MCPWebsocketTool("remote", url.replace("http://", "ws://"), request_timeout=20)
+        )
+        async with server:
+            response = await Agent(client=model, tools=[server]).run("1 + 41?")
+
+    assert response.text == "42."
     (result,) = [
         c for m in model.calls[1].messages for c in m.contents if c.type == "function_result"
     ]

@@ -238,3 +238,35 @@ async def test_a_class_skill_takes_frontmatter_as_an_argument() -> None:
     assert await provider.run_skill_script("glossary", "define", {"term": "LGTM"}) == (
         "looks good to me"
     )
+
+
+async def test_a_skill_from_elsewhere_subclasses_the_abstract_skill() -> None:
+    class DatabaseSkill(Skill):
+        """A skill whose parts come from a table."""
+
+        def __init__(self, row: dict[str, str]) -> None:
+            self.frontmatter = SkillFrontmatter(name=row["name"], description=row["description"])
+            self.content = row["body"]
+            self._notes = row["notes"]
+
+        @property
+        def resources(self) -> Sequence[SkillResource]:
+            return [SkillResource("notes", content=self._notes)]
+
+        @property
+        def scripts(self) -> Sequence[SkillScript]:
+            return []
+
+    with pytest.raises(TypeError, match="abstract"):
+        Skill()
+    row = {
+        "name": "faq",
+        "description": "Answer FAQs.",
+        "body": "Read notes.",
+        "notes": "Open 9-5.",
+    }
+    provider = SkillsProvider(skills=[DatabaseSkill(row)])
+
+    assert [tool.name for tool in provider.tools] == ["load_skill", "read_skill_resource"]
+    assert (await provider.load_skill("faq")).startswith("Read notes.")
+    assert await provider.read_skill_resource("faq", "notes") == "Open 9-5."
