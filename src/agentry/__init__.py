@@ -120,6 +120,8 @@ _EXPORTS: dict[str, str] = {
     "executor": "agentry.workflows",
     "handler": "agentry.workflows",
     "response_handler": "agentry.workflows",
+    # serialization
+    "SerializationMixin": "agentry.serialization",
     # orchestrations
     "ConcurrentOrchestrator": "agentry.orchestrations",
     "GroupChatOrchestrator": "agentry.orchestrations",
@@ -188,6 +190,7 @@ __all__ = [
     "SQLiteCheckpointStorage",
     "SQLiteHistoryProvider",
     "SequentialOrchestrator",
+    "SerializationMixin",
     "SessionContext",
     "Skill",
     "SkillFrontmatter",
@@ -278,6 +281,7 @@ if TYPE_CHECKING:
         MagenticOrchestrator,
         SequentialOrchestrator,
     )
+    from agentry.serialization import SerializationMixin
     from agentry.sessions import (
         AgentSession,
         ContextProvider,

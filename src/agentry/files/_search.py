@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, cast
 
 from agentry.files._errors import FileAccessError
+from agentry.serialization import SerializationMixin
 
 __all__ = ["FileSearchMatch", "FileSearchResult", "TextQuery"]
 
 
 @dataclass(frozen=True)
-class FileSearchMatch:
-    """A matching line.
+class FileSearchMatch(SerializationMixin):
+    """A matching line (to and from dicts and JSON through `SerializationMixin`).
 
     Attributes:
         line_number: The line's number, counting from 1.
@@ -24,19 +24,10 @@ class FileSearchMatch:
     line_number: int
     line: str
 
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict."""
-        return {"line_number": self.line_number, "line": self.line}
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> FileSearchMatch:
-        """The match a `to_dict` result describes."""
-        return cls(line_number=int(data["line_number"]), line=str(data["line"]))
-
 
 @dataclass(frozen=True)
-class FileSearchResult:
-    """The matches in one file.
+class FileSearchResult(SerializationMixin):
+    """The matches in one file (to and from dicts and JSON through `SerializationMixin`).
 
     Attributes:
         file_name: The file's path in the store.
@@ -47,23 +38,6 @@ class FileSearchResult:
     file_name: str
     snippet: str
     matches: list[FileSearchMatch] = field(default_factory=list)
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict."""
-        return {
-            "file_name": self.file_name,
-            "snippet": self.snippet,
-            "matches": [m.to_dict() for m in self.matches],
-        }
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> FileSearchResult:
-        """The result a `to_dict` result describes."""
-        return cls(
-            file_name=str(data["file_name"]),
-            snippet=str(data["snippet"]),
-            matches=[FileSearchMatch.from_dict(m) for m in data.get("matches", [])],
-        )
 
 
 class TextQuery:
