@@ -20,6 +20,7 @@ from agentry import (
     FileSystemAgentFileStore,
     InMemoryAgentFileStore,
     MemoryContextProvider,
+    SerializationMixin,
 )
 from agentry.clients.scripted import ScriptedChatClient
 from agentry.files import FileAccessError
@@ -60,11 +61,15 @@ async def test_a_store_saves_lists_searches_and_deletes(store: AgentFileStore) -
     assert not await store.file_exists("notes/todo.txt")
 
 
-async def test_search_results_round_trip_through_dicts(store: AgentFileStore) -> None:
+async def test_search_results_are_serialization_mixin_dtos(store: AgentFileStore) -> None:
     await store.write_file("a.txt", "one\ntwo\nthree")
     (found,) = await store.search_files("t", regex=True)
 
+    assert isinstance(found, SerializationMixin)
+    assert isinstance(found.matches[0], SerializationMixin)
     assert FileSearchResult.from_dict(json.loads(json.dumps(found.to_dict()))) == found
+    assert FileSearchResult.from_json(found.to_json()) == found
+    assert [m.line_number for m in found.matches] == [2, 3]
 
 
 async def test_the_disk_store_stays_inside_its_root(tmp_path: Path) -> None:
