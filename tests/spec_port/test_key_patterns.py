@@ -321,3 +321,80 @@ async def test_context_tools_is_the_live_tool_list_of_the_run() -> None:
         c.result for m in response.messages for c in m.contents if c.type == "function_result"
     ]
     assert results == ["first done; 2 tools now", "second done"]
+
+
+SPEC_CORE_NAMES = [
+    "SupportsAgentRun",
+    "BaseAgent",
+    "Agent",
+    "SupportsChatGetResponse",
+    "BaseChatClient",
+    "Message",
+    "ChatResponse",
+    "ChatResponseUpdate",
+    "AgentResponse",
+    "AgentResponseUpdate",
+    "Content",
+    "ChatOptions",
+    "ToolProtocol",
+    "FunctionTool",
+    "tool",
+    "use_function_invocation",
+    "AgentMiddleware",
+    "ChatMiddleware",
+    "FunctionMiddleware",
+    "AgentContext",
+    "ChatContext",
+    "FunctionInvocationContext",
+    "AgentSession",
+    "SessionContext",
+    "ContextProvider",
+    "HistoryProvider",
+    "InMemoryHistoryProvider",
+    "FileHistoryProvider",
+    "Skill",
+    "SkillFrontmatter",
+    "SkillResource",
+    "SkillScript",
+    "SkillScriptRunner",
+    "SkillsProvider",
+    "InlineSkill",
+    "FileSkill",
+    "ClassSkill",
+    "MCPTool",
+    "MCPStdioTool",
+    "MCPStreamableHTTPTool",
+    "MCPWebsocketTool",
+    "MCPTaskOptions",
+    "AgentFileStore",
+    "InMemoryAgentFileStore",
+    "FileSystemAgentFileStore",
+    "FileSearchResult",
+    "FileSearchMatch",
+    "FileAccessProvider",
+    "MemoryContextProvider",
+    "SerializationMixin",
+    "Workflow",
+    "WorkflowBuilder",
+    "WorkflowRunResult",
+    "SequentialOrchestrator",
+    "ConcurrentOrchestrator",
+    "GroupChatOrchestrator",
+    "MagenticOrchestrator",
+    "HandoffOrchestrator",
+]
+
+
+@pytest.mark.parametrize("name", SPEC_CORE_NAMES)
+def test_every_core_name_of_the_spec_is_importable_from_the_package_root(name: str) -> None:
+    import agentry
+
+    assert name in agentry.__all__
+    assert getattr(agentry, name) is not None
+
+
+def test_the_openai_clients_are_where_the_spec_puts_them() -> None:
+    from agentry.openai import OpenAIChatClient, OpenAIChatCompletionClient
+
+    assert issubclass(OpenAIChatClient, BaseChatClient)
+    assert issubclass(OpenAIChatCompletionClient, BaseChatClient)
