@@ -270,3 +270,18 @@ async def test_a_skill_from_elsewhere_subclasses_the_abstract_skill() -> None:
     assert [tool.name for tool in provider.tools] == ["load_skill", "read_skill_resource"]
     assert (await provider.load_skill("faq")).startswith("Read notes.")
     assert await provider.read_skill_resource("faq", "notes") == "Open 9-5."
+
+
+async def test_an_inline_skill_delegates_its_file_script_to_the_runner(tmp_path: Path) -> None:
+    (tmp_path / "scripts").mkdir()
+    (tmp_path / "scripts" / "hello.py").write_text("import sys\nprint('hello', *sys.argv[1:])\n")
+    greeter = InlineSkill(
+        frontmatter=SkillFrontmatter(name="greeter", description="Greets people."),
+        content="Run the hello script with the person's name.",
+        scripts=[SkillScript("hello", path="scripts/hello.py")],
+        directory=tmp_path,
+    )
+    provider = SkillsProvider(skills=[greeter], require_script_approval=False)
+    result = await provider.run_skill_script("greeter", "hello", ["Ada"])
+
+    assert (result.exit_code, result.stdout) == (0, "hello Ada\n")
