@@ -121,6 +121,7 @@ _EXPORTS: dict[str, str] = {
     "executor": "agentry.workflows",
     "handler": "agentry.workflows",
     "response_handler": "agentry.workflows",
+    # serialization
     # orchestrations
     "ConcurrentOrchestrator": "agentry.orchestrations",
     "GroupChatOrchestrator": "agentry.orchestrations",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from dataclasses import dataclass, field
 
 import pytest
@@ -9,6 +11,7 @@ import pytest
 from agentry import AgentSession, Message, SerializationMixin
 from agentry.errors import SerializationError, SessionError
 from agentry.files import FileSearchMatch, FileSearchResult
+from agentry.skills import SkillScriptResult
 from agentry.types import AgentResponse, ChatResponseUpdate
 from agentry.workflows import WorkflowCheckpoint
 
@@ -99,3 +102,30 @@ def test_agentry_objects_share_the_json_pair() -> None:
     assert AgentSession.from_json(session.to_json()).state == {"n": 1}
     with pytest.raises(SessionError, match="a session must be a JSON object"):
         AgentSession.from_json("[]")
+
+
+def test_the_search_results_and_script_results_share_the_base() -> None:
+    found = FileSearchResult("a.md", "one\ntwo", [FileSearchMatch(line_number=2, line="two")])
+    ran = SkillScriptResult(exit_code=0, stdout="ok\n", stderr="")
+
+    for value in (found, found.matches[0], ran):
+        assert isinstance(value, SerializationMixin)
+        assert type(value).from_json(value.to_json()) == value
+    assert found.to_dict() == {
+        "file_name": "a.md",
+        "snippet": "one\ntwo",
+        "matches": [{"line_number": 2, "line": "two"}],
+    }
+    assert ran.to_dict() == {
+        "exit_code": 0,
+        "stdout": "ok\n",
+        "stderr": "",
+        "timed_out": False,
+        "truncated": False,
+    }
+
+
+def test_importing_the_base_loads_no_validation_library() -> None:
+    code = "import sys\nfrom agentry import SerializationMixin\nprint('pydantic' in sys.modules)"
+    shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert shown.stdout.strip() == "False"

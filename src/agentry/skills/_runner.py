@@ -8,9 +8,10 @@ import os
 import signal
 import subprocess
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from agentry.types import SerializationMixin
 from agentry.skills._errors import SkillScriptError
 from agentry.skills._script_launch import ScriptLaunch, prepare_launch
 
@@ -38,8 +39,8 @@ class SkillScriptRunner(Protocol):
 
 
 @dataclass(frozen=True)
-class SkillScriptResult:
-    """What a script run produced.
+class SkillScriptResult(SerializationMixin):
+    """What a script run produced (`to_dict()` is what the model reads).
 
     Attributes:
         exit_code: The process's exit status (negative: killed by that signal).
@@ -59,10 +60,6 @@ class SkillScriptResult:
     def ok(self) -> bool:
         """Whether the script finished in time with exit status 0."""
         return self.exit_code == 0 and not self.timed_out
-
-    def to_dict(self) -> dict[str, Any]:
-        """The result as a JSON-ready dict (what the model reads)."""
-        return asdict(self)
 
 
 class SubprocessScriptRunner:
