@@ -11,9 +11,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from agentry.types import SerializationMixin
 from agentry.skills._errors import SkillScriptError
 from agentry.skills._script_launch import ScriptLaunch, prepare_launch
+from agentry.types import SerializationMixin
 
 if TYPE_CHECKING:
     from agentry.skills._script import SkillScript
