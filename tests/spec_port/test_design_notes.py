@@ -7,8 +7,6 @@ from __future__ import annotations
 import asyncio
 from typing import Any, cast
 
-import pytest
-
 from agentry import (
     Agent,
     AgentSession,
@@ -105,11 +103,6 @@ async def test_one_agent_runs_concurrently_on_separate_threads() -> None:
     assert sorted(r.text for r in results) == ["Looking for bar.txt.", "Looking for foo.txt."]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="FunctionTool used as a bare decorator raises a TypeError that does not point to "
-    "@tool (being changed in the function-calling loop's work)",
-)
 def test_function_tool_as_a_bare_decorator_works_or_points_to_tool() -> None:
     def decorate() -> FunctionTool | TypeError:
         try:
@@ -130,11 +123,6 @@ def test_function_tool_as_a_bare_decorator_works_or_points_to_tool() -> None:
         assert outcome.name == "my_tool"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason='Message("Hello") makes a message whose role is "Hello" (being changed to a '
-    "clear error or a user message)",
-)
 def test_a_message_of_text_alone_is_a_user_message_or_a_clear_error() -> None:
     def make() -> Message | ValueError:
         try:

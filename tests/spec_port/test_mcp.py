@@ -116,10 +116,6 @@ async def test_additional_names_as_a_mapping_by_tool_with_global_extras() -> Non
     assert (seen["options"], seen["session"]) == ({"x": 1}, "s1")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Agent.run does not take function_invocation_kwargs yet (being added to the run loop)",
-)
 async def test_function_invocation_kwargs_supply_opted_in_values_and_the_model_wins() -> None:
     model = echo_call(text="hi", session="from the model")
     seen = await seen_by_server(

@@ -16,7 +16,7 @@ def test_the_four_roles_make_messages(role: str) -> None:
 def test_text_alone_is_refused_with_the_call_that_was_meant() -> None:
     with pytest.raises(ValueError, match=r"unknown message role 'Hello'") as caught:
         Message("Hello")
-    assert "Message('user', 'Hello')" in str(caught.value)
+    assert 'Message("user", "Hello")' in str(caught.value)
 
 
 def test_an_unknown_role_with_contents_names_the_valid_roles() -> None:
@@ -25,5 +25,8 @@ def test_an_unknown_role_with_contents_names_the_valid_roles() -> None:
 
 
 def test_a_stored_message_with_an_unknown_role_is_a_serialization_error() -> None:
-    with pytest.raises(SerializationError, match="unknown message role 'robot'"):
+    with pytest.raises(
+        SerializationError,
+        match="field 'role' should be 'system', 'user', 'assistant' or 'tool', not 'robot'",
+    ):
         Message.from_dict({"role": "robot", "contents": []})

@@ -133,7 +133,7 @@ def test_unknown_response_fields_are_refused() -> None:
             {"role": "user", "contents": [{"type": "text", "text": 1}]},
             "field 'contents\\[0\\].text' should be a valid string, not 1",
         ),
-        ({"role": 7}, "field 'role' should be a valid string, not 7"),
+        ({"role": 7}, "field 'role' should be 'system', 'user', 'assistant' or 'tool', not 7"),
         ({"role": "user", "author_name": ["bot"]}, "field 'author_name'"),
     ],
 )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal, TypeAlias
 
@@ -168,5 +169,6 @@ def _role_problem(role: object, contents: object) -> str:
     problem = f"unknown message role {role!r}: a role is one of {', '.join(sorted(_ROLES))}"
     if isinstance(role, str) and contents is None:
         text = role if len(role) <= 40 else f"{role[:37]}..."
-        return f"{problem}. For a user message with this text, write Message('user', {text!r})"
-    return f"{problem}, as in Message('user', 'Hello')"
+        quoted = json.dumps(text, ensure_ascii=False)
+        return f'{problem}. For a user message with this text, write Message("user", {quoted})'
+    return f'{problem}, as in Message("user", "Hello")'
