@@ -7,6 +7,9 @@ import pytest
 from agentry.testing import ReplayServer
 from tests.azure.front import AzureFront
 
+# llama.cpp's server with the default local model, started once per test module.
+from tests.openai.test_llama_cpp_server import llama_server  # noqa: F401  # pyright: ignore[reportUnusedImport]
+
 OPENAI_RECORDINGS = Path(__file__).parents[1] / "openai" / "recordings"
 
 FrontFor = Callable[[str], AzureFront]

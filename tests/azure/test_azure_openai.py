@@ -222,3 +222,11 @@ def test_bad_settings_are_refused_before_any_request(
 ) -> None:
     with pytest.raises(ChatClientError, match=message.replace("(", r"\(")):
         AzureOpenAIChatClient("d", api_key="k", **arguments)
+
+
+def test_chat_completions_send_max_completion_tokens_as_azure_reasoning_models_need() -> None:
+    client = AzureOpenAIChatCompletionClient(
+        "d", endpoint="https://r.openai.azure.com", api_key="k"
+    )
+    assert client.max_tokens_parameter == "max_completion_tokens"
+    assert str(client.client.base_url) == "https://r.openai.azure.com/openai/v1/"
