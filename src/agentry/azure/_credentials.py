@@ -43,7 +43,8 @@ def entra_token_provider(credential: Any, scope: str) -> TokenProvider:
     source = credential if credential is not None else _default_credential()
     get_token = getattr(source, "get_token", None)
     if get_token is not None:
-        fetch = _fetch_with_bearer_policy(source, scope, is_async=_is_async(get_token))
+        is_async = inspect.iscoroutinefunction(get_token)
+        fetch = _fetch_with_bearer_policy(source, scope, is_async=is_async)
     elif callable(source):
         fetch = cast(Callable[[], Any], source)
     else:
@@ -89,10 +90,6 @@ def _fetch_with_bearer_policy(credential: Any, scope: str, *, is_async: bool) ->
         return asyncio.to_thread(provider)
 
     return fetch
-
-
-def _is_async(get_token: Any) -> bool:
-    return inspect.iscoroutinefunction(get_token)
 
 
 def _default_credential() -> Any:
