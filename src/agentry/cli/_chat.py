@@ -32,9 +32,10 @@ def add_parser(commands: Any, parents: list[argparse.ArgumentParser]) -> None:
     )
     parser.add_argument(
         "--client",
-        choices=CLIENT_CHOICES,
         default="auto",
-        help="which model to talk to (default: auto)",
+        metavar="CLIENT",
+        help=f"which model to talk to: {', '.join(CLIENT_CHOICES)}, or PROVIDER:MODEL for "
+        "a named OpenAI-compatible server, such as ollama:qwen2.5 (default: auto)",
     )
     parser.add_argument("--model", help="the model name for the client")
     parser.add_argument(

@@ -1,4 +1,5 @@
-"""Choosing the chat client of `agentry chat`: scripted, OpenAI, or the embedded local model."""
+"""Choosing the chat client of `agentry chat`: scripted, OpenAI, Azure OpenAI, Foundry,
+Anthropic, a named OpenAI-compatible server (`ollama:qwen2.5`), or the embedded local model."""
 
 from __future__ import annotations
 
@@ -12,15 +13,39 @@ from agentry.cli._errors import CliError
 
 __all__ = ["CLIENT_CHOICES", "make_client", "scripted_client_from_file"]
 
-CLIENT_CHOICES = ("auto", "local", "openai", "openai-chat", "scripted")
+CLIENT_CHOICES = (
+    "auto",
+    "local",
+    "openai",
+    "openai-chat",
+    "azure",
+    "azure-chat",
+    "foundry",
+    "anthropic",
+    "scripted",
+)
+"""The clients by name; `PROVIDER:MODEL` (`ollama:qwen2.5`) names an OpenAI-compatible server
+of `agentry.openai.providers`."""
 
 # Where each client lives; the first importable place wins.
 _LOCATIONS: dict[str, tuple[tuple[str, str], ...]] = {
     "openai": (("agentry.openai", "OpenAIChatClient"),),
     "openai-chat": (("agentry.openai", "OpenAIChatCompletionClient"),),
+    "azure": (("agentry.azure", "AzureOpenAIChatClient"),),
+    "azure-chat": (("agentry.azure", "AzureOpenAIChatCompletionClient"),),
+    "foundry": (("agentry.foundry", "FoundryChatClient"),),
+    "anthropic": (("agentry.anthropic", "AnthropicChatClient"),),
     "local": (("agentry.local", "LocalChatClient"), ("agentry.clients.local", "LocalChatClient")),
 }
-_EXTRAS = {"openai": "openai", "openai-chat": "openai", "local": "local"}
+_EXTRAS = {
+    "openai": "openai",
+    "openai-chat": "openai",
+    "azure": "azure",
+    "azure-chat": "azure",
+    "foundry": "azure",
+    "anthropic": "anthropic",
+    "local": "local",
+}
 
 
 def make_client(choice: str, *, model: str | None = None, script: str | None = None) -> Any:
@@ -48,8 +73,34 @@ def make_client(choice: str, *, model: str | None = None, script: str | None = N
         return scripted_client_from_file(script, model=model)
     if script:
         raise CliError(f"--script only works with --client scripted, not {choice!r}", exit_code=2)
+    if choice not in _LOCATIONS:
+        return _provider_client(choice, model=model)
     client_class = _find_client(choice)
     return client_class(model) if model else client_class()
+
+
+def _provider_client(choice: str, *, model: str | None) -> Any:
+    """A client for `PROVIDER[:MODEL]`, a named OpenAI-compatible server."""
+    name, _, named_model = choice.partition(":")
+    try:
+        from agentry.openai import OpenAIChatCompletionClient
+        from agentry.openai.providers import PROVIDERS
+    except ImportError as error:
+        raise CliError(
+            f"--client {choice} needs the 'openai' extra; install it with: "
+            "pip install 'agentry[openai]'"
+        ) from error
+    if name not in PROVIDERS:
+        raise CliError(
+            f"unknown client {choice!r}; choose one of: {', '.join(CLIENT_CHOICES)}, "
+            f"or PROVIDER:MODEL with a provider of: {', '.join(PROVIDERS)}",
+            exit_code=2,
+        )
+    if named_model and model and named_model != model:
+        raise CliError(
+            f"--client {choice} and --model {model} name two models; give one", exit_code=2
+        )
+    return OpenAIChatCompletionClient.for_provider(name, model=named_model or model)
 
 
 def _find_client(choice: str) -> Any:

@@ -1,7 +1,9 @@
 """OpenAI chat clients, on the official `openai` SDK (the `openai` extra).
 
 `OpenAIChatClient` speaks the Responses API; `OpenAIChatCompletionClient` speaks Chat
-Completions, which most OpenAI-compatible servers serve too (point `base_url` at them).
+Completions, which most OpenAI-compatible servers serve too (point `base_url` at them,
+or name one: `OpenAIChatCompletionClient.for_provider("ollama", model="qwen2.5")`, see
+`agentry.openai.providers`).
 
 Example:
     >>> from agentry import Agent
@@ -16,7 +18,7 @@ except ImportError as error:  # pragma: no cover - exercised without the extra
 
     raise MissingExtraError("The OpenAI clients", "openai") from error
 
-from agentry.openai._chat_completion import OpenAIChatCompletionClient
+from agentry.openai._chat_completion import MaxTokensParameter, OpenAIChatCompletionClient
 from agentry.openai._responses import OpenAIChatClient
 
-__all__ = ["OpenAIChatClient", "OpenAIChatCompletionClient"]
+__all__ = ["MaxTokensParameter", "OpenAIChatClient", "OpenAIChatCompletionClient"]

@@ -3,13 +3,15 @@ OpenAI-compatible servers (llama.cpp, vLLM, Ollama...)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, cast
+
+from typing_extensions import Self
 
 from agentry.clients import BaseChatClient
 from agentry.middleware import MiddlewareTypes
 from agentry.openai._errors import translate_errors
-from agentry.openai._settings import OpenAISettings, make_async_client
+from agentry.openai._settings import NO_KEY, OpenAISettings, make_async_client
 from agentry.openai._shared import (
     function_result_text,
     iso_time,
@@ -19,6 +21,7 @@ from agentry.openai._shared import (
     tool_choice_parts,
     usage_details,
 )
+from agentry.openai.providers import get_provider
 from agentry.types import (
     ChatOptions,
     ChatResponse,
@@ -64,6 +67,10 @@ class OpenAIChatCompletionClient(BaseChatClient):
     """
 
     OTEL_PROVIDER_NAME = "openai"
+    service_name: str = "the Chat Completions API"
+    """How errors name the service."""
+    error_advice: Mapping[int, str] = {}
+    """What errors advise for an HTTP status, over the defaults (see `_errors`)."""
 
     def __init__(
         self,
@@ -90,6 +97,55 @@ class OpenAIChatCompletionClient(BaseChatClient):
             "max_completion_tokens" if self.client.base_url.host == _OPENAI_HOST else "max_tokens"
         )
 
+    @classmethod
+    def for_provider(
+        cls,
+        provider: str,
+        *,
+        model: str | None = None,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        middleware: Sequence[MiddlewareTypes] | None = None,
+    ) -> Self:
+        """A client for an OpenAI-compatible service known by name: `ollama`, `vllm`,
+        `lmstudio`, `llamacpp`, `openrouter` or `gemini` (see `agentry.openai.providers`).
+
+        Unset arguments come from the provider's variables (`OLLAMA_MODEL`,
+        `OPENROUTER_API_KEY`, `OLLAMA_BASE_URL`, ...), then its defaults; `OPENAI_API_KEY`
+        is never sent to another service.
+
+        Raises:
+            ChatClientError: The provider is unknown, no model is named, or the service
+                needs a key and none is set.
+
+        Example:
+            >>> client = OpenAIChatCompletionClient.for_provider("ollama", model="qwen2.5")
+        """
+        known = get_provider(provider)
+        settings = known.resolve(model=model, api_key=api_key, base_url=base_url)
+        client = cls(
+            settings.model,
+            api_key=settings.api_key or NO_KEY,
+            base_url=settings.base_url,
+            timeout=timeout,
+            max_retries=max_retries,
+            middleware=middleware,
+        )
+        client.OTEL_PROVIDER_NAME = known.name
+        client.service_name = f"{known.title} (Chat Completions API)"
+        key_advice = (
+            f"check the API key: pass api_key= or set {' or '.join(known.api_key_env)}"
+            if known.api_key_env
+            else "the server wants an API key: pass api_key="
+        )
+        client.error_advice = {
+            401: key_advice,
+            404: f"check the model name and that {known.title} serves it at {settings.base_url}",
+        }
+        return client
+
     @property
     def _create(self) -> Callable[..., Awaitable[Any]]:
         # The SDK's overloads cannot be matched from a dict of options.
@@ -99,7 +155,7 @@ class OpenAIChatCompletionClient(BaseChatClient):
         self, *, messages: list[Message], options: ChatOptions, **kwargs: Any
     ) -> ChatResponse:
         request = self._request(messages, options)
-        with translate_errors("the Chat Completions API", self.client.base_url):
+        with translate_errors(self.service_name, self.client.base_url, advice=self.error_advice):
             completion = await self._create(**request)
         return self._parse(completion, options)
 
@@ -110,7 +166,7 @@ class OpenAIChatCompletionClient(BaseChatClient):
         request["stream"] = True
         request["stream_options"] = {"include_usage": True}
         call_ids: dict[int, str] = {}
-        with translate_errors("the Chat Completions API", self.client.base_url):
+        with translate_errors(self.service_name, self.client.base_url, advice=self.error_advice):
             stream = await self._create(**request)
             chunk: Any
             async for chunk in stream:

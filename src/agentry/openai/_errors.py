@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Generator, Mapping
 from contextlib import contextmanager
 from typing import Any, cast
 
@@ -22,19 +22,27 @@ _ADVICE = {
 
 
 @contextmanager
-def translate_errors(service: str, base_url: Any) -> Generator[None, None, None]:
-    """Raise `ChatClientError` (status and provider message kept) for SDK errors."""
+def translate_errors(
+    service: str, base_url: Any, *, advice: Mapping[int, str] | None = None
+) -> Generator[None, None, None]:
+    """Raise `ChatClientError` (status and provider message kept) for SDK errors.
+
+    `advice` replaces the default advice for the HTTP statuses it names (a provider whose
+    key lives in another variable says so on a 401).
+    """
     import openai
 
     try:
         yield
     except openai.APIStatusError as error:
         status = error.status_code
-        advice = _ADVICE.get(status, "the service failed; retry later" if status >= 500 else "")
+        hint = {**_ADVICE, **(advice or {})}.get(
+            status, "the service failed; retry later" if status >= 500 else ""
+        )
         detail = _provider_message(error)
         message = f"{service} answered HTTP {status}: {detail}"
         raise ChatClientError(
-            f"{message} ({advice})" if advice else message, status_code=status
+            f"{message} ({hint})" if hint else message, status_code=status
         ) from error
     except openai.APITimeoutError as error:
         raise ChatClientError(

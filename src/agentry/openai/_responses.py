@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
@@ -56,6 +56,10 @@ class OpenAIChatClient(BaseChatClient):
     """
 
     OTEL_PROVIDER_NAME = "openai"
+    service_name: str = "the Responses API"
+    """How errors name the service."""
+    error_advice: Mapping[int, str] = {}
+    """What errors advise for an HTTP status, over the defaults (see `_errors`)."""
 
     def __init__(
         self,
@@ -87,7 +91,7 @@ class OpenAIChatClient(BaseChatClient):
         self, *, messages: list[Message], options: ChatOptions, **kwargs: Any
     ) -> ChatResponse:
         request = self._request(messages, options)
-        with translate_errors("the Responses API", self.client.base_url):
+        with translate_errors(self.service_name, self.client.base_url, advice=self.error_advice):
             response = await self._create(**request)
         return _parse_response(response, options)
 
@@ -98,7 +102,7 @@ class OpenAIChatClient(BaseChatClient):
         request["stream"] = True
         calls = _StreamedCalls()
         response_id: str | None = None
-        with translate_errors("the Responses API", self.client.base_url):
+        with translate_errors(self.service_name, self.client.base_url, advice=self.error_advice):
             stream = await self._create(**request)
             event: Any
             async for event in stream:

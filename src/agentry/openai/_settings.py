@@ -11,9 +11,10 @@ from agentry.errors import ChatClientError
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
 
-__all__ = ["OpenAISettings", "make_async_client"]
+__all__ = ["NO_KEY", "OpenAISettings", "make_async_client"]
 
-_NO_KEY = "not-needed"  # OpenAI-compatible servers often take any key
+NO_KEY = "not-needed"
+"""The key sent to OpenAI-compatible servers that need none (they take any)."""
 
 
 @dataclass(frozen=True)
@@ -73,7 +74,7 @@ def make_async_client(
             "OPENAI_BASE_URL for an OpenAI-compatible server)"
         )
     options: dict[str, Any] = {
-        "api_key": settings.api_key or _NO_KEY,
+        "api_key": settings.api_key or NO_KEY,
         "base_url": settings.base_url,
         "default_headers": default_headers,
     }
