@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from agentry.middleware._base import MiddlewareFunction, run_pipeline
-from agentry.middleware._contexts import AgentContext
+from agentry.middleware import AgentContext, MiddlewareFunction, run_pipeline
 from agentry.observability import _state as telemetry
 from agentry.types import AgentResponse, AgentResponseUpdate, Message, ResponseStream
 

@@ -10,8 +10,7 @@ from functools import wraps
 from typing import TYPE_CHECKING, Any, Literal, Protocol, cast, overload, runtime_checkable
 
 from agentry.agents._agent_middleware import run_with_agent_middleware
-from agentry.middleware._base import MiddlewareTypes, split_middleware
-from agentry.middleware._contexts import AgentContext
+from agentry.middleware import AgentContext, MiddlewareTypes, split_middleware
 from agentry.sessions import AgentSession
 from agentry.tools import FunctionTool
 from agentry.types import (

@@ -6,8 +6,7 @@ import inspect
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal, Protocol, overload, runtime_checkable
 
-from agentry.middleware._base import MiddlewareTypes, run_pipeline, split_middleware
-from agentry.middleware._contexts import ChatContext
+from agentry.middleware import ChatContext, MiddlewareTypes, run_pipeline, split_middleware
 from agentry.observability import _state as telemetry
 from agentry.types import (
     AgentRunInputs,

@@ -9,8 +9,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from agentry.errors import ContentError, ToolArgumentsError, ToolExecutionError
-from agentry.middleware._base import MiddlewareFunction, run_pipeline
-from agentry.middleware._contexts import FunctionInvocationContext
+from agentry.middleware import FunctionInvocationContext, MiddlewareFunction, run_pipeline
 from agentry.observability import _state as telemetry
 from agentry.observability import get_logger, is_sensitive_logging_enabled, log_failure
 from agentry.tools._function_tool import FunctionTool
