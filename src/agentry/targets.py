@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from agentry.errors import AgentryError
 
 if TYPE_CHECKING:
-    from agentry.agents import SupportsAgentRun
+    from agentry.protocols import SupportsAgentRun
 
 __all__ = ["TargetError", "load_agent", "load_target"]
 
@@ -77,7 +77,7 @@ def load_agent(spec: str) -> SupportsAgentRun:
     Raises:
         TargetError: `spec` cannot be loaded, or does not name an agent.
     """
-    from agentry.agents import SupportsAgentRun
+    from agentry.protocols import SupportsAgentRun
 
     value = load_target(spec)
     as_agent = getattr(value, "as_agent", None)

@@ -2,8 +2,9 @@
 
 from agentry.agents._agent import Agent
 from agentry.agents._agent_middleware import run_with_agent_middleware
-from agentry.agents._base import BaseAgent, SupportsAgentRun
+from agentry.agents._base import BaseAgent
 from agentry.agents._function_invocation import use_function_invocation
+from agentry.protocols import SupportsAgentRun
 from agentry.tools import normalize_tools
 
 __all__ = [

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
     from typing_extensions import Self
 
-    from agentry.clients import SupportsChatGetResponse
+    from agentry.protocols import SupportsChatGetResponse
 
 __all__ = ["Agent"]
 

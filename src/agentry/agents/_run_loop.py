@@ -38,7 +38,7 @@ from agentry.types import (
 )
 
 if TYPE_CHECKING:
-    from agentry.clients import SupportsChatGetResponse
+    from agentry.protocols import SupportsChatGetResponse
 
 __all__ = ["RunPlan", "has_history_provider", "start_run"]
 
