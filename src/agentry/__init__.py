@@ -35,7 +35,7 @@ _EXPORTS: dict[str, str] = {
     "UsageDetails": "agentry.types",
     # clients
     "BaseChatClient": "agentry.clients",
-    "SupportsChatGetResponse": "agentry.clients",
+    "SupportsChatGetResponse": "agentry.protocols",
     # tools
     "FunctionInvocationConfiguration": "agentry.tools",
     "FunctionTool": "agentry.tools",
@@ -91,7 +91,7 @@ _EXPORTS: dict[str, str] = {
     # agents
     "Agent": "agentry.agents",
     "BaseAgent": "agentry.agents",
-    "SupportsAgentRun": "agentry.agents",
+    "SupportsAgentRun": "agentry.protocols",
     "use_function_invocation": "agentry.agents",
     # workflows
     "AgentExecutor": "agentry.workflows",
@@ -244,8 +244,8 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
-    from agentry.agents import Agent, BaseAgent, SupportsAgentRun, use_function_invocation
-    from agentry.clients import BaseChatClient, SupportsChatGetResponse
+    from agentry.agents import Agent, BaseAgent, use_function_invocation
+    from agentry.clients import BaseChatClient
     from agentry.files import (
         AgentFileStore,
         FileAccessProvider,
@@ -281,6 +281,7 @@ if TYPE_CHECKING:
         MagenticOrchestrator,
         SequentialOrchestrator,
     )
+    from agentry.protocols import SupportsAgentRun, SupportsChatGetResponse
     from agentry.sessions import (
         AgentSession,
         ContextProvider,

@@ -30,11 +30,9 @@ from typing_extensions import Self
 from agentry.a2a._errors import A2AConfigError, RemoteAgentError
 from agentry.a2a._parts import METADATA_PROPERTY, content_to_part
 from agentry.a2a._task_reader import FAILED_STATES, TaskReader, task_has_ended
-from agentry.agents import BaseAgent
-from agentry.agents._agent_middleware import run_with_agent_middleware
+from agentry.agents import BaseAgent, run_with_agent_middleware
 from agentry.errors import ContentError
-from agentry.middleware._base import split_middleware
-from agentry.middleware._contexts import AgentContext
+from agentry.middleware import AgentContext, split_middleware
 from agentry.sessions import AgentSession
 from agentry.types import (
     AgentResponse,

@@ -33,7 +33,7 @@ from agentry.a2a._parts import content_to_part, message_to_agentry, to_a2a_messa
 from agentry.a2a._replies import MessageReply, Reply, ReplyMode, TaskReply, check_reply_mode
 from agentry.a2a._sessions import ContextSessionStore, InMemoryContextSessionStore
 from agentry.agents import SupportsAgentRun
-from agentry.observability import _state as telemetry
+from agentry.observability import get_telemetry_observer
 from agentry.sessions import AgentSession
 from agentry.types import AgentResponseUpdate, Content, Message
 
@@ -121,21 +121,16 @@ class AgentryAgentExecutor(AgentExecutor):
             try:
                 session = await self._load_session(context_id)
                 run = self._run(user_message, session, context_id, task_id, reply)
-                if telemetry.enabled:  # telemetry hook
-                    from agentry.observability import traced_call
-
-                    await traced_call(
-                        f"SendMessage {getattr(self.agent, 'name', None) or 'agent'}",
-                        {
-                            "a2a.method": "SendMessage",
-                            "a2a.task.id": task_id,
-                            "a2a.context.id": context_id,
-                        },
-                        run,
-                        side="server",
-                    )
-                else:
-                    await run
+                await get_telemetry_observer().remote_call(
+                    f"SendMessage {getattr(self.agent, 'name', None) or 'agent'}",
+                    {
+                        "a2a.method": "SendMessage",
+                        "a2a.task.id": task_id,
+                        "a2a.context.id": context_id,
+                    },
+                    run,
+                    side="server",
+                )
             except asyncio.CancelledError:
                 if session is not None:
                     await self.sessions.save(context_id, session)

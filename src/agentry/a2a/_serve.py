@@ -22,7 +22,7 @@ def load_agent(target: str) -> SupportsAgentRun:
     Raises:
         AgentryError: The target is malformed, cannot be imported, or is not an agent.
     """
-    from agentry.cli._targets import load_agent as load
+    from agentry.targets import load_agent as load
 
     return load(target)
 

@@ -9,8 +9,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeGuard, overload
 from agentry.agents._agent_middleware import run_with_agent_middleware
 from agentry.agents._base import BaseAgent
 from agentry.agents._run_loop import RunPlan, has_history_provider, start_run
-from agentry.middleware._base import MiddlewareTypes, split_middleware
-from agentry.middleware._contexts import AgentContext
+from agentry.middleware import AgentContext, MiddlewareTypes, split_middleware
 from agentry.sessions import AgentSession, ContextProvider, InMemoryHistoryProvider
 from agentry.tools import (
     FunctionInvocationConfiguration,
@@ -34,7 +33,7 @@ if TYPE_CHECKING:
 
     from typing_extensions import Self
 
-    from agentry.clients import SupportsChatGetResponse
+    from agentry.protocols import SupportsChatGetResponse
 
 __all__ = ["Agent"]
 

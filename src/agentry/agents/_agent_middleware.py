@@ -5,9 +5,8 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from agentry.middleware._base import MiddlewareFunction, run_pipeline
-from agentry.middleware._contexts import AgentContext
-from agentry.observability import _state as telemetry
+from agentry.middleware import AgentContext, MiddlewareFunction, run_pipeline
+from agentry.observability import get_telemetry_observer
 from agentry.types import AgentResponse, AgentResponseUpdate, Message, ResponseStream
 
 if TYPE_CHECKING:
@@ -69,21 +68,14 @@ def run_with_agent_middleware(
         updates = (
             _stream_through(middleware, context, core, finalize) if middleware else core(context)
         )
-        if telemetry.enabled:  # telemetry hook
-            from agentry.observability._agent_spans import traced_agent_stream
-
-            updates = traced_agent_stream(agent, messages, session, options, updates)
+        updates = get_telemetry_observer().agent_stream(agent, messages, session, options, updates)
         return ResponseStream(updates, finalize)
     result = (
         _respond_through(middleware, context, respond_core, finalize)
         if middleware
         else respond_core(context)
     )
-    if telemetry.enabled:  # telemetry hook
-        from agentry.observability._agent_spans import traced_agent_response
-
-        return traced_agent_response(agent, messages, session, options, result)
-    return result
+    return get_telemetry_observer().agent_response(agent, messages, session, options, result)
 
 
 async def _respond_through(

@@ -7,11 +7,10 @@ import re
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from functools import wraps
-from typing import TYPE_CHECKING, Any, Literal, Protocol, cast, overload, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, cast, overload
 
 from agentry.agents._agent_middleware import run_with_agent_middleware
-from agentry.middleware._base import MiddlewareTypes, split_middleware
-from agentry.middleware._contexts import AgentContext
+from agentry.middleware import AgentContext, MiddlewareTypes, split_middleware
 from agentry.sessions import AgentSession
 from agentry.tools import FunctionTool
 from agentry.types import (
@@ -26,53 +25,9 @@ from agentry.types import (
 
 if TYPE_CHECKING:
     from agentry.mcp import AgentMCPServer
+    from agentry.protocols import SupportsAgentRun
 
-__all__ = ["BaseAgent", "SupportsAgentRun"]
-
-
-@runtime_checkable
-class SupportsAgentRun(Protocol):
-    """What every agent offers: an identity and a `run` that can stream."""
-
-    id: str
-    name: str | None
-    description: str | None
-
-    @overload
-    def run(
-        self,
-        messages: AgentRunInputs | None = None,
-        *,
-        stream: Literal[False] = False,
-        session: AgentSession | None = None,
-    ) -> Awaitable[AgentResponse]: ...
-
-    @overload
-    def run(
-        self,
-        messages: AgentRunInputs | None = None,
-        *,
-        stream: Literal[True],
-        session: AgentSession | None = None,
-    ) -> ResponseStream[AgentResponseUpdate, AgentResponse]: ...
-
-    def run(
-        self,
-        messages: AgentRunInputs | None = None,
-        *,
-        stream: bool = False,
-        session: AgentSession | None = None,
-    ) -> Awaitable[AgentResponse] | ResponseStream[AgentResponseUpdate, AgentResponse]:
-        """Run on `messages`: an awaitable response, or with `stream=True` a stream.
-
-        Agents may take more keyword arguments (`Agent` takes `options`, `tools`...);
-        agentry's agents raise `TypeError` for one they do not know.
-        """
-        ...
-
-    def create_session(self, *, session_id: str | None = None) -> AgentSession:
-        """A new conversation with this agent."""
-        ...
+__all__ = ["BaseAgent"]
 
 
 class BaseAgent:

@@ -17,8 +17,7 @@ from agentry.agents._approvals import (
     resolve_approvals,
 )
 from agentry.errors import ToolLoopLimitError
-from agentry.middleware._base import MiddlewareFunction, run_pipeline
-from agentry.middleware._contexts import ChatContext
+from agentry.middleware import ChatContext, MiddlewareFunction, run_pipeline
 from agentry.sessions import AgentSession, ContextProvider, HistoryProvider, SessionContext
 from agentry.tools import (
     FunctionInvocationConfiguration,
@@ -39,7 +38,7 @@ from agentry.types import (
 )
 
 if TYPE_CHECKING:
-    from agentry.clients import SupportsChatGetResponse
+    from agentry.protocols import SupportsChatGetResponse
 
 __all__ = ["RunPlan", "has_history_provider", "start_run"]
 

@@ -24,6 +24,7 @@ from typing import Any
 from agentry.cli import _chat, _run, _serve, _workflow
 from agentry.cli._errors import CliError
 from agentry.errors import AgentryError, MissingExtraError
+from agentry.targets import TargetError
 
 __all__ = ["CliError", "build_parser", "main"]
 
@@ -93,6 +94,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(result)
     except CliError as error:
         return _fail(str(error), error.exit_code)
+    except TargetError as error:
+        return _fail(str(error), 2 if error.malformed else 1)
     except AgentryError as error:
         return _fail(str(error), 1, verbose=arguments.verbose)
     except KeyboardInterrupt:

@@ -13,7 +13,7 @@ from agentry.cli._clients import CLIENT_CHOICES, make_client
 from agentry.cli._errors import CliError
 from agentry.cli._local_model import prepare_local_model
 from agentry.cli._output import Printer, json_line
-from agentry.cli._targets import load_target
+from agentry.targets import load_target
 
 __all__ = ["add_parser"]
 

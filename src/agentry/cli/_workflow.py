@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from agentry.cli._errors import CliError
-from agentry.cli._targets import load_target
+from agentry.targets import load_target
 
 __all__ = ["add_parser"]
 

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Any, Literal, Protocol, overload, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, overload
 
-from agentry.middleware._base import MiddlewareTypes, run_pipeline, split_middleware
-from agentry.middleware._contexts import ChatContext
-from agentry.observability import _state as telemetry
+from agentry.middleware import ChatContext, MiddlewareTypes, run_pipeline, split_middleware
+from agentry.observability import get_telemetry_observer
 from agentry.types import (
     AgentRunInputs,
     ChatOptions,
@@ -26,40 +25,7 @@ if TYPE_CHECKING:
     from agentry.sessions import ContextProvider
     from agentry.tools import FunctionInvocationConfiguration
 
-__all__ = ["BaseChatClient", "SupportsChatGetResponse"]
-
-
-@runtime_checkable
-class SupportsChatGetResponse(Protocol):
-    """Anything that answers chat messages: the model boundary of agentry."""
-
-    @overload
-    def get_response(
-        self,
-        messages: AgentRunInputs,
-        *,
-        stream: Literal[False] = False,
-        options: ChatOptions | None = None,
-    ) -> Awaitable[ChatResponse]: ...
-
-    @overload
-    def get_response(
-        self,
-        messages: AgentRunInputs,
-        *,
-        stream: Literal[True],
-        options: ChatOptions | None = None,
-    ) -> ResponseStream[ChatResponseUpdate, ChatResponse]: ...
-
-    def get_response(
-        self,
-        messages: AgentRunInputs,
-        *,
-        stream: bool = False,
-        options: ChatOptions | None = None,
-    ) -> Awaitable[ChatResponse] | ResponseStream[ChatResponseUpdate, ChatResponse]:
-        """Answer `messages`: an awaitable response, or with `stream=True` a stream."""
-        ...
+__all__ = ["BaseChatClient"]
 
 
 class BaseChatClient:
@@ -166,20 +132,15 @@ class BaseChatClient:
                 updates = self._inner_get_streaming_response(
                     messages=message_list, options=chat_options
                 )
-            if telemetry.enabled:  # telemetry hook
-                from agentry.observability._chat_spans import traced_chat_stream
-
-                updates = traced_chat_stream(self, message_list, chat_options, updates)
+            updates = get_telemetry_observer().chat_stream(
+                self, message_list, chat_options, updates
+            )
             return ResponseStream(
                 updates,
                 lambda items: ChatResponse.from_updates(items, response_format=response_format),
             )
         response = self._respond_with_middleware(message_list, chat_options)
-        if telemetry.enabled:  # telemetry hook
-            from agentry.observability._chat_spans import traced_chat_response
-
-            return traced_chat_response(self, message_list, chat_options, response)
-        return response
+        return get_telemetry_observer().chat_response(self, message_list, chat_options, response)
 
     async def _respond_with_middleware(
         self, messages: list[Message], options: ChatOptions

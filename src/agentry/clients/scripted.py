@@ -15,7 +15,7 @@ from typing import Any, TypeAlias, Union, cast
 
 from agentry.clients._base import BaseChatClient
 from agentry.errors import ScriptExhaustedError
-from agentry.middleware._base import MiddlewareTypes
+from agentry.middleware import MiddlewareTypes
 from agentry.types import ChatOptions, ChatResponse, ChatResponseUpdate, Content, Message
 
 __all__ = ["RecordedCall", "ScriptItem", "ScriptedChatClient"]

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from mcp.client.context import ClientRequestContext
     from mcp_types import CreateMessageRequestParams, CreateMessageResult, ErrorData
 
-    from agentry.clients import SupportsChatGetResponse
+    from agentry.protocols import SupportsChatGetResponse
 
 __all__ = ["SamplingApproval", "SamplingGuard", "SamplingPolicy", "SamplingRequest"]
 

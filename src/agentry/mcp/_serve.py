@@ -6,9 +6,8 @@ import argparse
 import asyncio
 import sys
 
-from agentry.cli._errors import CliError
-from agentry.cli._targets import load_agent
 from agentry.mcp._server import AgentMCPServer
+from agentry.targets import TargetError, load_agent
 
 __all__ = ["add_arguments", "run_from_arguments"]
 
@@ -39,9 +38,9 @@ def run_from_arguments(arguments: argparse.Namespace) -> int:
     """Serve what parsed `serve mcp` arguments name until interrupted; the exit status."""
     try:
         agent = load_agent(arguments.target)
-    except CliError as error:
+    except TargetError as error:
         print(f"error: {error}", file=sys.stderr)
-        return error.exit_code
+        return 2 if error.malformed else 1
     server = AgentMCPServer(
         agent, name=arguments.name, expose_tools=arguments.expose_tools, tasks=arguments.tasks
     )

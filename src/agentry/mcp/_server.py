@@ -8,7 +8,7 @@ import uuid
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any, cast
 
-from agentry.observability import _state as telemetry
+from agentry.observability import get_telemetry_observer
 from agentry.sessions import AgentSession
 from agentry.tools import FunctionTool, tool_result_to_text
 
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from mcp_types import CallToolRequestParams, CallToolResult, ListToolsResult, Tool
     from starlette.applications import Starlette
 
-    from agentry.agents import SupportsAgentRun
+    from agentry.protocols import SupportsAgentRun
 
 __all__ = ["AgentMCPServer"]
 
@@ -173,15 +173,12 @@ class AgentMCPServer:
                 code=INVALID_PARAMS, message=f"no tool named {params.name!r}; tools: {known}"
             )
         call = self._answer(params.name, dict(params.arguments or {}))
-        if telemetry.enabled:  # telemetry hook
-            from agentry.observability import traced_call
-
-            call = traced_call(
-                f"tools/call {params.name}",
-                {"mcp.method.name": "tools/call", "gen_ai.tool.name": params.name},
-                call,
-                side="server",
-            )
+        call = get_telemetry_observer().remote_call(
+            f"tools/call {params.name}",
+            {"mcp.method.name": "tools/call", "gen_ai.tool.name": params.name},
+            call,
+            side="server",
+        )
         if self.tasks is not None and params.name == self.name and self.tasks.offered_by(context):
             return self.tasks.start(call)
         return await call

@@ -26,7 +26,7 @@ from agentry.errors import ToolExecutionError
 from agentry.mcp._errors import describe, is_connection_loss, is_timeout
 from agentry.mcp._results import tool_result_text
 from agentry.mcp._task_wire import MalformedTaskResponse, parse_input_request
-from agentry.observability import _state as telemetry
+from agentry.observability import get_telemetry_observer
 
 if TYPE_CHECKING:
     from mcp.client.session import ClientSession
@@ -303,14 +303,9 @@ class TaskFollower:
 
 
 def _record(state: TaskState, last: TaskState | None) -> None:
-    """With telemetry on, the call's span names the task and notes each change of status."""
-    if not telemetry.enabled or (last is not None and last.status == state.status):
-        return
-    from opentelemetry import trace
-
-    span = trace.get_current_span()
-    span.set_attribute("mcp.task.id", state.task_id)
-    span.add_event("mcp.task.status", {"mcp.task.status": state.status})
+    """Tell the telemetry observer of each change of the task's status."""
+    if last is None or last.status != state.status:
+        get_telemetry_observer().remote_task_status(state.task_id, state.status)
 
 
 def _interval(state: TaskState) -> float:

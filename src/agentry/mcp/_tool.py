@@ -26,7 +26,7 @@ from agentry.mcp._errors import (
 from agentry.mcp._results import prompt_messages, resource_text, tool_result_text
 from agentry.mcp._sampling import SamplingGuard, SamplingPolicy
 from agentry.mcp._task_options import MCPTaskOptions
-from agentry.observability import _state as telemetry
+from agentry.observability import get_telemetry_observer
 from agentry.tools import FunctionTool
 
 if TYPE_CHECKING:
@@ -35,8 +35,8 @@ if TYPE_CHECKING:
     from mcp.client.session import ClientSession
     from mcp_types import CallToolResult, Tool
 
-    from agentry.clients import SupportsChatGetResponse
     from agentry.mcp._task_wire import TaskState, TaskWire
+    from agentry.protocols import SupportsChatGetResponse
     from agentry.types import Message
     from mcp import Client
 
@@ -349,18 +349,16 @@ class MCPTool(ABC):
                 the task failed or was given up.
         """
         call = self._route(name, arguments, meta)
-        if telemetry.enabled:  # telemetry hook
-            from agentry.observability import traced_call
-
-            attributes: dict[str, Any] = {
+        return await get_telemetry_observer().remote_call(
+            f"tools/call {name}",
+            {
                 "mcp.method.name": "tools/call",
                 "gen_ai.tool.name": name,
                 "gen_ai.operation.name": "execute_tool",
-            }
-            if telemetry.sensitive_data:
-                attributes["gen_ai.tool.call.arguments"] = _json(arguments)
-            call = traced_call(f"tools/call {name}", attributes, call)
-        return await call
+            },
+            call,
+            sensitive_attributes=lambda: {"gen_ai.tool.call.arguments": _json(arguments)},
+        )
 
     async def call_tool_as_task(
         self, name: str, arguments: Mapping[str, Any], *, meta: Mapping[str, Any] | None = None

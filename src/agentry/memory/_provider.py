@@ -10,7 +10,7 @@ from agentry.sessions import ContextProvider
 from agentry.tools import FunctionTool
 
 if TYPE_CHECKING:
-    from agentry.agents import SupportsAgentRun
+    from agentry.protocols import SupportsAgentRun
     from agentry.sessions import AgentSession, SessionContext
 
 __all__ = ["MemoryContextProvider"]

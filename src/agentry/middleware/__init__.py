@@ -2,8 +2,10 @@
 
 from agentry.middleware._base import (
     AgentMiddleware,
+    CallNext,
     ChatMiddleware,
     FunctionMiddleware,
+    MiddlewareFunction,
     MiddlewareTermination,
     MiddlewareTypes,
     agent_middleware,
@@ -17,10 +19,12 @@ from agentry.middleware._contexts import AgentContext, ChatContext, FunctionInvo
 __all__ = [
     "AgentContext",
     "AgentMiddleware",
+    "CallNext",
     "ChatContext",
     "ChatMiddleware",
     "FunctionInvocationContext",
     "FunctionMiddleware",
+    "MiddlewareFunction",
     "MiddlewareTermination",
     "MiddlewareTypes",
     "agent_middleware",

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from agentry.agents import SupportsAgentRun
+    from agentry.protocols import SupportsAgentRun
     from agentry.sessions import AgentSession
     from agentry.tools import FunctionTool
     from agentry.types import ChatOptions, Message

@@ -19,6 +19,11 @@ from agentry.observability._logging import (
     is_sensitive_logging_enabled,
     log_failure,
 )
+from agentry.observability._observer import (
+    TelemetryObserver,
+    get_telemetry_observer,
+    set_telemetry_observer,
+)
 from agentry.observability._state import (
     disable_instrumentation,
     enable_instrumentation,
@@ -28,14 +33,17 @@ from agentry.observability._state import (
 __all__ = [
     "ExporterChoice",
     "OtelSetup",
+    "TelemetryObserver",
     "configure_logging",
     "configure_otel",
     "disable_instrumentation",
     "enable_instrumentation",
     "get_logger",
+    "get_telemetry_observer",
     "is_instrumentation_enabled",
     "is_sensitive_logging_enabled",
     "log_failure",
+    "set_telemetry_observer",
     "traced_call",
 ]
 

@@ -10,6 +10,8 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from agentry.observability._observer import set_telemetry_observer
+
 __all__ = [
     "disable_instrumentation",
     "enable_instrumentation",
@@ -63,6 +65,7 @@ def enable_instrumentation(
     sensitive_data = enable_sensitive_data
     redact_text = redact
     enabled = True
+    _install_observer()
 
 
 def disable_instrumentation() -> None:
@@ -72,11 +75,18 @@ def disable_instrumentation() -> None:
     sensitive_data = False
     redact_text = None
     _set_providers(None, None)
+    set_telemetry_observer(None)
 
 
 def is_instrumentation_enabled() -> bool:
     """Whether agentry currently produces spans and metrics."""
     return enabled
+
+
+def _install_observer() -> None:
+    from agentry.observability._otel_observer import OpenTelemetryObserver
+
+    set_telemetry_observer(OpenTelemetryObserver())
 
 
 def _set_providers(tracer: Any, meter: Any) -> None:
@@ -87,3 +97,7 @@ def _set_providers(tracer: Any, meter: Any) -> None:
         from agentry.observability._instruments import reset_instruments
 
         reset_instruments()
+
+
+if enabled:
+    _install_observer()

@@ -23,7 +23,6 @@ from agentry.observability._attributes import (
     to_json,
 )
 from agentry.observability._instruments import end_span, fail_span, instruments
-from agentry.tools import FunctionTool
 from agentry.types import Content
 
 __all__ = ["UNKNOWN_TOOL", "traced_tool_call"]
@@ -41,6 +40,7 @@ def traced_tool_call(
     invoke_one: Callable[Concatenate[Content, dict[Any, Any], P], Awaitable[ToolOutcome]],
 ) -> Callable[Concatenate[Content, dict[Any, Any], P], Awaitable[ToolOutcome]]:
     """Wrap the function that runs one tool call so that each call runs in its own span."""
+    from agentry.tools import FunctionTool
 
     async def traced(
         call: Content, by_name: dict[Any, Any], *args: P.args, **kwargs: P.kwargs

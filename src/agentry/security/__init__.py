@@ -6,8 +6,7 @@ Example:
     >>> middleware = [ToolPolicy(deny=["*delete*"]), ResultSizeLimit(max_chars=10_000)]
 """
 
-from agentry.files._containment import normalize_relative_path, open_directory
-from agentry.files._errors import PathEscapeError
+from agentry.files import PathEscapeError, normalize_relative_path, open_directory
 from agentry.security._limits import ResultSizeLimit
 from agentry.security._policy import ToolPolicy
 from agentry.security._redaction import DEFAULT_PATTERNS, RedactingFilter, Redactor

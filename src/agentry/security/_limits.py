@@ -6,8 +6,7 @@ import itertools
 from collections import OrderedDict
 from typing import Annotated
 
-from agentry.middleware import FunctionInvocationContext, FunctionMiddleware
-from agentry.middleware._base import CallNext
+from agentry.middleware import CallNext, FunctionInvocationContext, FunctionMiddleware
 from agentry.tools import FunctionTool, tool_result_to_text
 
 __all__ = ["ResultSizeLimit"]

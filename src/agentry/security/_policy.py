@@ -8,8 +8,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeAlias
 
 from agentry.errors import ContentError
-from agentry.middleware import FunctionInvocationContext, FunctionMiddleware
-from agentry.middleware._base import CallNext
+from agentry.middleware import CallNext, FunctionInvocationContext, FunctionMiddleware
 from agentry.types import Content
 
 __all__ = ["ApprovalPredicate", "ToolPolicy"]

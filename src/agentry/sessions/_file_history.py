@@ -15,8 +15,7 @@ from typing import Any, cast
 from agentry.errors import HistoryStoreError, SerializationError
 from agentry.observability import get_logger
 from agentry.sessions._providers import HistoryProvider, message_json
-from agentry.types import Message
-from agentry.types._validation import load_json
+from agentry.types import Message, load_json
 
 __all__ = ["FileHistoryProvider"]
 

@@ -11,7 +11,7 @@ from agentry.errors import HistoryStoreError, SessionError
 from agentry.types import Message
 
 if TYPE_CHECKING:
-    from agentry.agents import SupportsAgentRun
+    from agentry.protocols import SupportsAgentRun
     from agentry.sessions._session import AgentSession, SessionContext
 
 __all__ = ["ContextProvider", "HistoryProvider", "InMemoryHistoryProvider"]

@@ -10,8 +10,14 @@ from typing_extensions import Required, TypedDict
 
 from agentry.errors import SerializationError, SessionError
 from agentry.sessions._providers import InMemoryHistoryProvider, in_memory_history
-from agentry.types import AgentResponse, ChatOptions, Message, SerializationMixin
-from agentry.types._validation import check_fields, stored_fields
+from agentry.types import (
+    AgentResponse,
+    ChatOptions,
+    Message,
+    SerializationMixin,
+    check_fields,
+    stored_fields,
+)
 
 __all__ = ["AgentSession", "SessionContext", "register_state_type"]
 

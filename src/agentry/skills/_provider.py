@@ -19,7 +19,7 @@ from agentry.skills._skill_files import DEFAULT_MAX_RESOURCE_BYTES
 from agentry.tools import FunctionTool
 
 if TYPE_CHECKING:
-    from agentry.agents import SupportsAgentRun
+    from agentry.protocols import SupportsAgentRun
     from agentry.sessions import AgentSession, SessionContext
 
 __all__ = ["SkillsProvider"]

@@ -9,7 +9,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, Literal, Protocol, cast, overload, runtime_checkable
 
 from agentry.errors import ToolExecutionError
-from agentry.middleware._contexts import FunctionInvocationContext
+from agentry.middleware import FunctionInvocationContext
 from agentry.tools._schema import SignatureModel, build_signature_model, warn_untyped_parameters
 
 if TYPE_CHECKING:

@@ -9,10 +9,13 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from agentry.errors import ContentError, ToolArgumentsError, ToolExecutionError
-from agentry.middleware._base import MiddlewareFunction, run_pipeline
-from agentry.middleware._contexts import FunctionInvocationContext
-from agentry.observability import _state as telemetry
-from agentry.observability import get_logger, is_sensitive_logging_enabled, log_failure
+from agentry.middleware import FunctionInvocationContext, MiddlewareFunction, run_pipeline
+from agentry.observability import (
+    get_logger,
+    get_telemetry_observer,
+    is_sensitive_logging_enabled,
+    log_failure,
+)
 from agentry.tools._function_tool import FunctionTool
 from agentry.types import Content
 
@@ -86,11 +89,7 @@ async def invoke_function_calls(
     """
     by_name = {getattr(t, "name", None): t for t in tools}
     run_kwargs = function_invocation_kwargs or {}
-    invoke_one = _invoke_one
-    if telemetry.enabled:  # telemetry hook
-        from agentry.observability._tool_spans import traced_tool_call
-
-        invoke_one = traced_tool_call(_invoke_one)
+    invoke_one = get_telemetry_observer().tool_calls(_invoke_one)
     if len(calls) == 1:
         outcomes = [
             await invoke_one(calls[0], by_name, tools, middleware, config, session, run_kwargs)

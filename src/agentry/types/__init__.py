@@ -13,6 +13,7 @@ from agentry.types._responses import AgentResponse, ChatResponse
 from agentry.types._serialization import SerializationMixin
 from agentry.types._stream import ResponseStream
 from agentry.types._updates import AgentResponseUpdate, ChatResponseUpdate, FinishReason
+from agentry.types._validation import check_fields, load_json, stored_fields
 
 __all__ = [
     "AgentResponse",
@@ -32,8 +33,11 @@ __all__ = [
     "UsageDetails",
     "add_usage_details",
     "check_chat_options",
+    "check_fields",
+    "load_json",
     "merge_chat_options",
     "normalize_messages",
+    "stored_fields",
     "suggest_keywords",
     "unknown_names_message",
 ]

@@ -19,8 +19,7 @@ from typing import Any, ClassVar
 
 from typing_extensions import Required, TypedDict
 
-from agentry.types import SerializationMixin
-from agentry.types._validation import check_fields, stored_fields
+from agentry.types import SerializationMixin, check_fields, stored_fields
 from agentry.workflows._errors import WorkflowCheckpointException
 
 __all__ = [

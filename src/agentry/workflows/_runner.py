@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from agentry.observability import _state as telemetry
+from agentry.observability import get_telemetry_observer
 from agentry.workflows._context import WorkflowContext
 from agentry.workflows._edge_runner import Inbox
 from agentry.workflows._errors import (
@@ -139,11 +139,9 @@ class Runner:
             ExecutorFailedException: An executor raised.
             WorkflowConvergenceException: The run exceeded the superstep limit.
         """
-        if telemetry.enabled:  # telemetry hook
-            from agentry.observability._workflow_spans import traced_workflow_run
-
-            return await traced_workflow_run(self._workflow, self.run, self._supersteps(announce))
-        return await self._supersteps(announce)
+        return await get_telemetry_observer().workflow_run(
+            self._workflow, self.run, self._supersteps(announce)
+        )
 
     async def _supersteps(self, announce: list[PendingRequest]) -> WorkflowRunState:
         sink, run = self._sink, self.run
@@ -165,12 +163,7 @@ class Runner:
                 steps += 1
                 run.iteration += 1
                 sink(quick_event("superstep_started", None, None, run.iteration))
-                if telemetry.enabled:  # telemetry hook
-                    from agentry.observability._workflow_spans import traced_superstep
-
-                    await traced_superstep(run.iteration, self._superstep())
-                else:
-                    await self._superstep()
+                await get_telemetry_observer().superstep(run.iteration, self._superstep())
                 sink(quick_event("superstep_completed", None, None, run.iteration))
                 if self._storage is not None:
                     from agentry.workflows._checkpointing import save_checkpoint
@@ -204,9 +197,7 @@ class Runner:
         inbox = run.inbox
         run.inbox = {}
         executors = self._executors
-        execute = self._execute
-        if telemetry.enabled:  # telemetry hook
-            execute = self._execute_traced
+        execute = self._execute_observed
         if len(inbox) == 1:
             ((executor_id, deliveries),) = inbox.items()
             outbox: list[tuple[Any, str | None]] = []
@@ -268,17 +259,15 @@ class Runner:
                 return
             sink(quick_event("executor_completed", None, executor_id, None))
 
-    async def _execute_traced(
+    def _execute_observed(
         self,
         executor: Executor,
         deliveries: list[tuple[Any, Any, Any]],
         outbox: list[tuple[Any, str | None]],
-    ) -> None:
-        """Telemetry hook: `_execute` inside an `executor.process` span."""
-        from agentry.observability._workflow_spans import traced_executor
-
+    ) -> Awaitable[None]:
+        """`_execute`, as the telemetry observer sees it (an `executor.process` span)."""
         work = self._execute(executor, deliveries, outbox)
-        await traced_executor(executor, deliveries, self._failures, work)
+        return get_telemetry_observer().executor_step(executor, deliveries, self._failures, work)
 
     async def _route(
         self, outboxes: list[tuple[str, list[tuple[Any, str | None]]]], inbox: Inbox

@@ -10,9 +10,8 @@ import uuid
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Sequence
 from typing import TYPE_CHECKING, Any, Literal, cast, overload
 
-from agentry.agents import BaseAgent
-from agentry.agents._agent_middleware import run_with_agent_middleware
-from agentry.middleware._base import split_middleware
+from agentry.agents import BaseAgent, run_with_agent_middleware
+from agentry.middleware import split_middleware
 from agentry.types import (
     AgentResponse,
     AgentResponseUpdate,
@@ -28,8 +27,7 @@ from agentry.workflows._events import WorkflowEvent
 from agentry.workflows._streamed_replies import StreamedReplies
 
 if TYPE_CHECKING:
-    from agentry.middleware._base import MiddlewareTypes
-    from agentry.middleware._contexts import AgentContext
+    from agentry.middleware import AgentContext, MiddlewareTypes
     from agentry.sessions import AgentSession
     from agentry.workflows._workflow import Workflow
 

@@ -1,4 +1,12 @@
-"""Finding the object a command works on from `MODULE:OBJECT` or `path/file.py:OBJECT`."""
+"""Loading the agent or workflow a `MODULE:OBJECT` or `path/file.py:OBJECT` reference names.
+
+The command line, the MCP server and the A2A server all find what they run this way.
+
+Example:
+    >>> from agentry.targets import load_target
+    >>> load_target("json:dumps")([1])
+    '[1]'
+"""
 
 from __future__ import annotations
 
@@ -10,12 +18,25 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agentry.cli._errors import CliError
+from agentry.errors import AgentryError
 
 if TYPE_CHECKING:
-    from agentry.agents import SupportsAgentRun
+    from agentry.protocols import SupportsAgentRun
 
-__all__ = ["load_agent", "load_target"]
+__all__ = ["TargetError", "load_agent", "load_target"]
+
+
+class TargetError(AgentryError):
+    """A `MODULE:OBJECT` reference could not be loaded; the message says why.
+
+    Attributes:
+        malformed: True when the reference itself is not of the form `MODULE:OBJECT`
+            (a usage mistake), False when its module or object cannot be found or used.
+    """
+
+    def __init__(self, message: str, *, malformed: bool = False) -> None:
+        super().__init__(message)
+        self.malformed = malformed
 
 
 def load_target(spec: str) -> Any:
@@ -25,14 +46,14 @@ def load_target(spec: str) -> Any:
     arguments is called, so a module can expose `def create_agent() -> Agent`.
 
     Raises:
-        CliError: `spec` is malformed, or its module or object cannot be found.
+        TargetError: `spec` is malformed, or its module or object cannot be found.
     """
     module_name, _, attribute = spec.partition(":")
     if not module_name or not attribute:
-        raise CliError(
+        raise TargetError(
             f"cannot read {spec!r}: name an object as MODULE:OBJECT "
             "(for example my_app.agents:assistant or ./agents.py:assistant)",
-            exit_code=2,
+            malformed=True,
         )
     module = _import(module_name)
     value: Any = module
@@ -41,7 +62,7 @@ def load_target(spec: str) -> Any:
             value = getattr(value, part)
         except AttributeError:
             available = ", ".join(n for n in dir(module) if not n.startswith("_")) or "nothing"
-            raise CliError(
+            raise TargetError(
                 f"{module_name!r} has no {attribute!r}; it defines: {available}"
             ) from None
     if inspect.isfunction(value) and _takes_no_arguments(value):
@@ -54,16 +75,16 @@ def load_agent(spec: str) -> SupportsAgentRun:
     `as_agent()`, becomes an agent.
 
     Raises:
-        CliError: `spec` cannot be loaded, or does not name an agent.
+        TargetError: `spec` cannot be loaded, or does not name an agent.
     """
-    from agentry.agents import SupportsAgentRun
+    from agentry.protocols import SupportsAgentRun
 
     value = load_target(spec)
     as_agent = getattr(value, "as_agent", None)
     if not isinstance(value, SupportsAgentRun) and callable(as_agent):
         value = as_agent()
     if not isinstance(value, SupportsAgentRun):
-        raise CliError(
+        raise TargetError(
             f"{spec} is a {type(value).__name__}, not an agent; point at an agent, a "
             "workflow, or a function returning one"
         )
@@ -79,21 +100,21 @@ def _import(module_name: str) -> Any:
         return importlib.import_module(module_name)
     except ModuleNotFoundError as error:
         if error.name and module_name.startswith(error.name):
-            raise CliError(
+            raise TargetError(
                 f"no module named {module_name!r} (looked in the current directory and "
                 "the installed packages); check the name or pass a file path like ./app.py:agent"
             ) from None
-        raise CliError(f"importing {module_name!r} failed: {error}") from error
+        raise TargetError(f"importing {module_name!r} failed: {error}") from error
 
 
 def _import_file(name: str) -> Any:
     path = Path(name)
     if not path.is_file():
-        raise CliError(f"no such file: {name!r}")
+        raise TargetError(f"no such file: {name!r}")
     module_name = f"_agentry_target_{path.stem}"
     spec = importlib.util.spec_from_file_location(module_name, path)
     if spec is None or spec.loader is None:
-        raise CliError(f"cannot import {name!r}: not a Python file")
+        raise TargetError(f"cannot import {name!r}: not a Python file")
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module
     spec.loader.exec_module(module)

@@ -1,0 +1,122 @@
+"""The OpenTelemetry observer: spans and metrics following the GenAI conventions.
+
+The span modules import OpenTelemetry, so each method loads its module on first use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from typing import Any, Literal, TypeVar
+
+from agentry.observability import _state
+from agentry.observability._observer import InvokeOne, TelemetryObserver
+from agentry.types import (
+    AgentResponse,
+    AgentResponseUpdate,
+    ChatOptions,
+    ChatResponse,
+    ChatResponseUpdate,
+    Message,
+)
+
+__all__ = ["OpenTelemetryObserver"]
+
+T = TypeVar("T")
+
+
+class OpenTelemetryObserver(TelemetryObserver):
+    """Records each observed point as an OpenTelemetry span, with its metrics."""
+
+    def agent_response(
+        self,
+        agent: Any,
+        messages: list[Message],
+        session: Any,
+        options: Any,
+        response: Awaitable[AgentResponse],
+    ) -> Awaitable[AgentResponse]:
+        from agentry.observability._agent_spans import traced_agent_response
+
+        return traced_agent_response(agent, messages, session, options, response)
+
+    def agent_stream(
+        self,
+        agent: Any,
+        messages: list[Message],
+        session: Any,
+        options: Any,
+        updates: AsyncIterator[AgentResponseUpdate],
+    ) -> AsyncIterator[AgentResponseUpdate]:
+        from agentry.observability._agent_spans import traced_agent_stream
+
+        return traced_agent_stream(agent, messages, session, options, updates)
+
+    def chat_response(
+        self,
+        client: Any,
+        messages: list[Message],
+        options: ChatOptions,
+        response: Awaitable[ChatResponse],
+    ) -> Awaitable[ChatResponse]:
+        from agentry.observability._chat_spans import traced_chat_response
+
+        return traced_chat_response(client, messages, options, response)
+
+    def chat_stream(
+        self,
+        client: Any,
+        messages: list[Message],
+        options: ChatOptions,
+        updates: AsyncIterator[ChatResponseUpdate],
+    ) -> AsyncIterator[ChatResponseUpdate]:
+        from agentry.observability._chat_spans import traced_chat_stream
+
+        return traced_chat_stream(client, messages, options, updates)
+
+    def tool_calls(self, invoke_one: InvokeOne) -> InvokeOne:
+        from agentry.observability._tool_spans import traced_tool_call
+
+        return traced_tool_call(invoke_one)  # pyright: ignore[reportReturnType]
+
+    def workflow_run(self, workflow: Any, run: Any, execution: Awaitable[T]) -> Awaitable[T]:
+        from agentry.observability._workflow_spans import traced_workflow_run
+
+        return traced_workflow_run(workflow, run, execution)
+
+    def superstep(self, iteration: int, step: Awaitable[None]) -> Awaitable[None]:
+        from agentry.observability._workflow_spans import traced_superstep
+
+        return traced_superstep(iteration, step)
+
+    def executor_step(
+        self,
+        executor: Any,
+        deliveries: Sequence[Any],
+        failures: Sequence[tuple[str, Exception]],
+        work: Awaitable[None],
+    ) -> Awaitable[None]:
+        from agentry.observability._workflow_spans import traced_executor
+
+        return traced_executor(executor, deliveries, failures, work)
+
+    def remote_call(
+        self,
+        name: str,
+        attributes: Mapping[str, Any],
+        call: Awaitable[T],
+        *,
+        side: Literal["client", "server"] = "client",
+        sensitive_attributes: Callable[[], Mapping[str, Any]] | None = None,
+    ) -> Awaitable[T]:
+        from agentry.observability._remote_spans import traced_call
+
+        if sensitive_attributes is not None and _state.sensitive_data:
+            attributes = {**attributes, **sensitive_attributes()}
+        return traced_call(name, attributes, call, side=side)
+
+    def remote_task_status(self, task_id: str, status: str) -> None:
+        from opentelemetry import trace
+
+        span = trace.get_current_span()
+        span.set_attribute("mcp.task.id", task_id)
+        span.add_event("mcp.task.status", {"mcp.task.status": status})
