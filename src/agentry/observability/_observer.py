@@ -8,7 +8,7 @@ observer hands everything back unchanged, so telemetry that is off costs one met
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mapping, Sequence
 from typing import Any, Literal, TypeVar
 
 from agentry.types import (
@@ -110,11 +110,11 @@ class TelemetryObserver:
         self,
         name: str,
         attributes: Mapping[str, Any],
-        call: Awaitable[T],
+        call: Coroutine[Any, Any, T],
         *,
         side: Literal["client", "server"] = "client",
         sensitive_attributes: Callable[[], Mapping[str, Any]] | None = None,
-    ) -> Awaitable[T]:
+    ) -> Coroutine[Any, Any, T]:
         """A call over MCP or A2A, made (`client`) or answered (`server`).
 
         `sensitive_attributes` computes the attributes that carry user data (tool

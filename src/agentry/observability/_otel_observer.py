@@ -5,7 +5,7 @@ The span modules import OpenTelemetry, so each method loads its module on first 
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mapping, Sequence
 from typing import Any, Literal, TypeVar
 
 from agentry.observability import _state
@@ -103,11 +103,11 @@ class OpenTelemetryObserver(TelemetryObserver):
         self,
         name: str,
         attributes: Mapping[str, Any],
-        call: Awaitable[T],
+        call: Coroutine[Any, Any, T],
         *,
         side: Literal["client", "server"] = "client",
         sensitive_attributes: Callable[[], Mapping[str, Any]] | None = None,
-    ) -> Awaitable[T]:
+    ) -> Coroutine[Any, Any, T]:
         from agentry.observability._remote_spans import traced_call
 
         if sensitive_attributes is not None and _state.sensitive_data:
