@@ -90,3 +90,13 @@ async def test_without_pageable_no_tool_is_offered() -> None:
     await Agent(client=model, tools=[long_report], middleware=[limit]).run("Report?")
     assert offered_tools(model, 1) == ["long_report"]
     assert tool_results(model, 1)[0].endswith("over the limit of 20; ask for less]")
+
+
+async def test_a_tool_offered_during_a_run_is_not_kept_by_the_agent() -> None:
+    limit = ResultSizeLimit(max_chars=20, pageable=True)
+    model = ScriptedChatClient([call("long_report", {}), "cut", "plain"])
+    agent = Agent(client=model, tools=[long_report], middleware=[limit])
+    await agent.run("Report?")
+    await agent.run("Hi")
+    assert [t.name for t in agent.tools] == ["long_report"]
+    assert offered_tools(model, 2) == ["long_report"]

@@ -194,7 +194,7 @@ class Agent(BaseAgent):
         check_chat_options(options)
         run_options = merge_chat_options(self.default_options, options)
         if tools is None:
-            run_tools = self.tools
+            run_tools = list(self.tools)  # a run's add_tools must not change the agent
         else:
             run_tools = [*self.tools, *normalize_tools(tools)]
             check_unique_tool_names(run_tools)
