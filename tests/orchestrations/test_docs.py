@@ -26,6 +26,7 @@ def test_the_blocks_run(
     assert capsys.readouterr().out.splitlines() == [
         "writer: Fresh bread, every morning.",
         "editor: Fresh bread daily.",
+        "Refunded order A-17.",
     ]
     assert repr(namespace["stop"].conditions) == "[KeywordTermination('APPROVED'), MaxRounds(6)]"
     assert callable(namespace["tally"])
