@@ -55,13 +55,17 @@ class Connection:
         """Connect; the connected client.
 
         Raises:
-            Exception: Whatever the SDK raised while connecting (the caller translates it).
+            Exception: Whatever the SDK raised while setting up or connecting (the caller
+                translates it).
         """
+        client = self._make_client()  # set-up errors surface here, not as a connect timeout
         ready: asyncio.Future[Client] = asyncio.get_running_loop().create_future()
         self._ready = ready
         self._closing = asyncio.Event()
         self.lost = None
-        self._owner = asyncio.create_task(self._own(ready, self._closing), name=f"mcp:{self.name}")
+        self._owner = asyncio.create_task(
+            self._own(client, ready, self._closing), name=f"mcp:{self.name}"
+        )
         try:
             client = await asyncio.shield(ready)
         except BaseException:
@@ -91,8 +95,9 @@ class Connection:
             pass  # already reported as `lost`
         self._owner = None
 
-    async def _own(self, ready: asyncio.Future[Client], closing: asyncio.Event) -> None:
-        client = self._make_client()
+    async def _own(
+        self, client: Client, ready: asyncio.Future[Client], closing: asyncio.Event
+    ) -> None:
         try:
             async with client:
                 if self._on_connected is not None:

@@ -8,6 +8,7 @@ import uuid
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any, cast
 
+from agentry.errors import require_extra
 from agentry.observability import _state as telemetry
 from agentry.sessions import AgentSession
 from agentry.tools import FunctionTool, tool_result_to_text
@@ -55,6 +56,9 @@ class AgentMCPServer:
             tasks extension (`io.modelcontextprotocol/tasks`, 2026 protocol): the call
             answers at once, the client polls for the agent's answer and can stop the run
             with `tasks/cancel`. Other clients wait for the answer as usual.
+
+    Raises:
+        MissingExtraError: The `mcp` extra is not installed.
     """
 
     def __init__(
@@ -67,6 +71,7 @@ class AgentMCPServer:
         max_sessions: int = 1000,
         tasks: bool = False,
     ) -> None:
+        require_extra("mcp", feature="Serving an agent over MCP")
         from mcp.server.lowlevel import Server
 
         from agentry.mcp._served_tasks import ServedTasks

@@ -8,7 +8,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Collection, Mapping
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias, cast
 
-from agentry.errors import ToolExecutionError
+from agentry.errors import ToolExecutionError, require_extra
 from agentry.mcp._arguments import (
     AdditionalArgumentNames,
     allowed_argument_names,
@@ -80,6 +80,10 @@ class MCPTool(ABC):
             2025-era handshake) or a protocol version.
         task_options: How calls the server runs as long-running tasks are waited for
             and cancelled (see `MCPTaskOptions`).
+
+    Raises:
+        MissingExtraError: The `mcp` extra is not installed.
+        ValueError: `protocol_mode` is not one the SDK speaks.
     """
 
     def __init__(
@@ -99,6 +103,7 @@ class MCPTool(ABC):
         protocol_mode: str = "auto",
         task_options: MCPTaskOptions | None = None,
     ) -> None:
+        require_extra("mcp", feature=type(self).__name__)
         self.name = name
         self.description = description or f"Tools of the MCP server {name!r}."
         self.allowed_tools = frozenset(allowed_tools) if allowed_tools is not None else None
@@ -110,7 +115,7 @@ class MCPTool(ABC):
         self.sampling_client = sampling_client
         self.sampling_policy = sampling_policy or SamplingPolicy()
         self.resource_tool = resource_tool
-        self.protocol_mode = protocol_mode
+        self.protocol_mode = _checked_protocol_mode(protocol_mode)
         self.task_options = task_options or MCPTaskOptions()
         self.remote_tools: dict[str, Tool] = {}
         """The server's tool definitions by remote name (as last loaded)."""
@@ -566,6 +571,23 @@ class MCPTool(ABC):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r})"
+
+
+def _checked_protocol_mode(mode: str) -> str:
+    """`mode` if the SDK accepts it; checked here so a typo fails at once, not at connect."""
+    from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
+
+    if mode in ("auto", "legacy") or mode in MODERN_PROTOCOL_VERSIONS:
+        return mode
+    hint = (
+        "; a 2025-era version is spoken with protocol_mode='legacy'"
+        if mode in HANDSHAKE_PROTOCOL_VERSIONS
+        else ""
+    )
+    raise ValueError(
+        f"protocol_mode must be 'auto', 'legacy' or one of {', '.join(MODERN_PROTOCOL_VERSIONS)}, "
+        f"not {mode!r}{hint}"
+    )
 
 
 def _requires_task(definition: Tool) -> bool:

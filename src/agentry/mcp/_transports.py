@@ -9,6 +9,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from agentry.errors import require_extra
 from agentry.mcp._tool import MCPTool
 
 if TYPE_CHECKING:
@@ -151,6 +152,7 @@ class MCPWebsocketTool(MCPTool):
         open_timeout: float = 30.0,
         **kwargs: Any,
     ) -> None:
+        require_extra("mcp", feature="MCPWebsocketTool", packages=("websockets",))
         super().__init__(name, **kwargs)
         self.url = url
         self.headers = dict(headers or {})
