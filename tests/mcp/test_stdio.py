@@ -226,3 +226,36 @@ async def test_when_one_tool_cannot_connect_the_agent_closes_those_it_connected(
             pass
 
     assert not server.is_connected
+
+
+@pytest.mark.parametrize("method", ["call_tool", "call_tool_as_task"])
+async def test_a_direct_call_is_filtered_by_the_same_allowlist(method: str) -> None:
+    async with basic_stdio(
+        additional_tool_argument_names={"echo_arguments": ["options"]}
+    ) as server:
+        call = getattr(server, method)
+        result = await call(
+            "echo_arguments",
+            {
+                "text": "hi",
+                "options": {"temperature": 0},  # opted in
+                "session": "s1",  # declared, but a framework name
+                "conversation_id": "c1",  # not declared
+                "_meta": {"trace": "t1"},  # metadata, never an argument
+            },
+        )
+
+    assert not result.is_error
+    assert json.loads(result.content[0].text) == {
+        "context": "",
+        "options": {"temperature": 0},
+        "session": "",
+        "text": "hi",
+    }
+
+
+async def test_a_bare_string_of_extra_names_opts_in_that_one_name() -> None:
+    async with basic_stdio(additional_tool_argument_names={"echo_arguments": "session"}) as server:
+        result = await server.call_tool("echo_arguments", {"text": "hi", "session": "s1"})
+
+    assert json.loads(result.content[0].text)["session"] == "s1"  # type: ignore[union-attr]

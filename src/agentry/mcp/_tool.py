@@ -121,6 +121,7 @@ class MCPTool(ABC):
         """The server's tool definitions by remote name (as last loaded)."""
         self._functions: list[FunctionTool] = []
         self._task_tools: frozenset[str] = frozenset()
+        self._allowed_arguments: dict[str, frozenset[str]] = {}
         self._connection = Connection(name, self._make_client, self._listen_for_changes)
         self._connect_lock = asyncio.Lock()
         self._tools_stale = True
@@ -285,14 +286,19 @@ class MCPTool(ABC):
         client = self._client()
         remote: dict[str, Tool] = {}
         task_tools: set[str] = set()
+        allowed_arguments: dict[str, frozenset[str]] = {}
         cursor: str | None = None
         while True:
             page = await self._request(
                 client, client.list_tools(cursor=cursor, cache_mode="refresh")
             )
             for definition in page.tools:
+                # Also for tools outside allowed_tools, which call_tool may still call.
                 if _requires_task(definition):
-                    task_tools.add(definition.name)  # also for calls outside allowed_tools
+                    task_tools.add(definition.name)
+                allowed_arguments[definition.name] = allowed_argument_names(
+                    definition.name, definition.input_schema, self.additional_tool_argument_names
+                )
                 if self.allowed_tools is None or definition.name in self.allowed_tools:
                     remote[definition.name] = definition
             cursor = page.next_cursor
@@ -300,6 +306,7 @@ class MCPTool(ABC):
                 break
         self.remote_tools = remote
         self._task_tools = frozenset(task_tools)
+        self._allowed_arguments = allowed_arguments
         functions = [self._function_for(definition) for definition in remote.values()]
         if self.resource_tool:
             functions.append(self._resource_function())
@@ -307,13 +314,9 @@ class MCPTool(ABC):
 
     def _function_for(self, definition: Tool) -> FunctionTool:
         remote_name = definition.name
-        allowed = allowed_argument_names(
-            remote_name, definition.input_schema, self.additional_tool_argument_names
-        )
 
         async def call(**arguments: Any) -> str:
-            sent, meta = prepare_call_kwargs(allowed, arguments, {})
-            return tool_result_text(await self.call_tool(remote_name, sent, meta=meta))
+            return tool_result_text(await self.call_tool(remote_name, arguments))
 
         return FunctionTool(
             func=call,
@@ -342,18 +345,53 @@ class MCPTool(ABC):
     async def call_tool(
         self, name: str, arguments: Mapping[str, Any], *, meta: Mapping[str, Any] | None = None
     ) -> CallToolResult:
-        """Call a remote tool by its remote name, as it is: no allowlist applies here.
+        """Call a remote tool by its remote name.
 
-        A tool the server runs as a long-running task (it declares `taskSupport:
-        "required"`, or on 2026 connections the server answers with a task) is followed
-        until it ends, and its result returned (see `MCPTaskOptions`).
+        Only the arguments the tool declares, and those `additional_tool_argument_names`
+        lists, are sent; a `_meta` argument becomes the request's metadata (`meta` wins
+        over it where both set a key). A tool the server runs as a long-running task (it
+        declares `taskSupport: "required"`, or on 2026 connections the server answers with
+        a task) is followed until it ends, and its result returned (see `MCPTaskOptions`).
 
         Raises:
             MCPConnectionError: The server is unreachable or the connection broke.
             ToolExecutionError: The server answered the call with a protocol error, or
                 the task failed or was given up.
         """
-        call = self._route(name, arguments, meta)
+        return await self._call(name, arguments, meta, as_task=False)
+
+    async def call_tool_as_task(
+        self, name: str, arguments: Mapping[str, Any], *, meta: Mapping[str, Any] | None = None
+    ) -> CallToolResult:
+        """Call a remote tool as a long-running task and wait for its result.
+
+        Arguments are filtered as by `call_tool`. On 2025-11-25 connections the call asks
+        for a task (with `default_ttl`), then polls `tasks/get` and fetches `tasks/result`.
+        A server that ignores the request answers directly; one that rejects it (method
+        not found, invalid params) is called again without it. On 2026 connections the
+        client always offers the tasks extension and the server decides whether the call
+        becomes a task.
+
+        Raises:
+            MCPConnectionError: The connection broke before the server named the task
+                (the call is not sent again: it may have started).
+            ToolExecutionError: The task failed, was cancelled, or was given up.
+        """
+        return await self._call(name, arguments, meta, as_task=True)
+
+    async def _call(
+        self,
+        name: str,
+        arguments: Mapping[str, Any],
+        meta: Mapping[str, Any] | None,
+        *,
+        as_task: bool,
+    ) -> CallToolResult:
+        """Every tools/call goes through here: the allowlist, then the route."""
+        await self.load_tools()  # connects if needed; the allowlist follows list changes
+        sent, meta_argument = prepare_call_kwargs(self._allowed_for(name), arguments, {})
+        merged_meta = {**(meta_argument or {}), **(meta or {})} or None
+        call = self._route(name, sent, merged_meta, as_task=as_task)
         if telemetry.enabled:  # telemetry hook
             from agentry.observability import traced_call
 
@@ -363,30 +401,41 @@ class MCPTool(ABC):
                 "gen_ai.operation.name": "execute_tool",
             }
             if telemetry.sensitive_data:
-                attributes["gen_ai.tool.call.arguments"] = _json(arguments)
+                attributes["gen_ai.tool.call.arguments"] = _json(sent)
             call = traced_call(f"tools/call {name}", attributes, call)
         return await call
 
-    async def call_tool_as_task(
-        self, name: str, arguments: Mapping[str, Any], *, meta: Mapping[str, Any] | None = None
+    def _allowed_for(self, name: str) -> frozenset[str]:
+        """The argument names a call of remote tool `name` may send (for a tool the server
+        did not list: only the configured extras)."""
+        allowed = self._allowed_arguments.get(name)
+        if allowed is None:
+            allowed = allowed_argument_names(name, {}, self.additional_tool_argument_names)
+        return allowed
+
+    async def _route(
+        self,
+        name: str,
+        arguments: Mapping[str, Any],
+        meta: Mapping[str, Any] | None,
+        *,
+        as_task: bool,
     ) -> CallToolResult:
-        """Call a remote tool as a long-running task and wait for its result.
+        client = self._client()
+        if as_task or self._needs_task(name, client):
+            return await self._call_as_task(client, name, arguments, meta)
+        return await self._call_plainly(client, name, arguments, meta)
 
-        On 2025-11-25 connections the call asks for a task (with `default_ttl`), then polls
-        `tasks/get` and fetches `tasks/result`. A server that ignores the request answers
-        directly; one that rejects it (method not found, invalid params) is called again
-        without it. On 2026 connections the client always offers the tasks extension and
-        the server decides whether the call becomes a task.
-
-        Raises:
-            MCPConnectionError: The connection broke before the server named the task
-                (the call is not sent again: it may have started).
-            ToolExecutionError: The task failed, was cancelled, or was given up.
-        """
+    async def _call_as_task(
+        self,
+        client: Client,
+        name: str,
+        arguments: Mapping[str, Any],
+        meta: Mapping[str, Any] | None,
+    ) -> CallToolResult:
         from agentry.mcp._task_submission import submit_task
         from agentry.mcp._task_wire import LegacyTaskWire, TaskState
 
-        client = await self._connected()
         if _speaks_task_extension(client):
             return await self._call_plainly(client, name, arguments, meta)
         try:
@@ -407,14 +456,6 @@ class MCPTool(ABC):
         if isinstance(outcome, TaskState):
             return await self._follow(LegacyTaskWire(), outcome, name)
         return outcome  # the server ignored the task request and answered at once
-
-    async def _route(
-        self, name: str, arguments: Mapping[str, Any], meta: Mapping[str, Any] | None
-    ) -> CallToolResult:
-        client = await self._connected()  # first: connecting loads the tools' definitions
-        if self._needs_task(name, client):
-            return await self.call_tool_as_task(name, arguments, meta=meta)
-        return await self._call_plainly(client, name, arguments, meta)
 
     async def _call_plainly(
         self,
