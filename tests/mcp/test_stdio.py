@@ -11,9 +11,9 @@ import pytest
 from agentry import Agent, Content, Message
 from agentry.clients.scripted import ScriptedChatClient
 from agentry.errors import ToolExecutionError
-from agentry.mcp import MCPConnectionError, MCPStdioTool
+from agentry.mcp import DEFAULT_REQUEST_TIMEOUT, MCPConnectionError, MCPStdioTool
 
-from .conftest import basic_stdio
+from .conftest import BASIC, basic_stdio
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -187,6 +187,14 @@ async def test_a_slow_call_times_out_with_a_clear_error() -> None:
         with pytest.raises(ToolExecutionError, match="did not answer the tool 'sleep' in time"):
             await server.call_tool("sleep", {"seconds": 5})
         assert await server.call_tool("add", {"a": 1, "b": 1}) is not None
+
+
+def test_requests_are_bounded_unless_told_to_wait_forever() -> None:
+    bounded = MCPStdioTool("basic", sys.executable, [BASIC])
+    unbounded = MCPStdioTool("basic", sys.executable, [BASIC], request_timeout=None)
+
+    assert bounded.request_timeout == DEFAULT_REQUEST_TIMEOUT == 60
+    assert unbounded.request_timeout is None
 
 
 async def test_a_prompt_can_open_a_conversation() -> None:

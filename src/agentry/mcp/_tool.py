@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from agentry.types import Message
     from mcp import Client
 
-__all__ = ["MCPApprovalMode", "MCPConnectionError", "MCPTool"]
+__all__ = ["DEFAULT_REQUEST_TIMEOUT", "MCPApprovalMode", "MCPConnectionError", "MCPTool"]
 
 logger = logging.getLogger("agentry.mcp")
 
@@ -51,6 +51,9 @@ MCPApprovalMode: TypeAlias = (
 [...]}` by remote tool name (tools in neither list follow `never_require`)."""
 
 RESOURCE_TOOL = "read_resource"
+
+DEFAULT_REQUEST_TIMEOUT = 60.0
+"""Seconds an MCP request may take unless the tool says otherwise (`request_timeout`)."""
 
 
 class MCPTool(ABC):
@@ -70,7 +73,9 @@ class MCPTool(ABC):
         additional_tool_argument_names: Extra argument names to forward: a list for every
             tool, or a mapping by remote tool name with `"*"` for every tool.
         approval_mode: Whether calls need a person's approval (see `MCPApprovalMode`).
-        request_timeout: Seconds one request may take before it fails.
+        request_timeout: Seconds one request may take before it fails with a
+            `ToolExecutionError` (default `DEFAULT_REQUEST_TIMEOUT`, 60 s; a tool call that
+            runs longer needs more). None waits as long as the server takes.
         connect_timeout: Seconds connecting may take.
         sampling_client: A chat client that answers the server's sampling requests.
             Without one, the client does not offer sampling and servers cannot use the model.
@@ -95,7 +100,7 @@ class MCPTool(ABC):
         tool_name_prefix: str | None = None,
         additional_tool_argument_names: AdditionalArgumentNames | None = None,
         approval_mode: MCPApprovalMode = "never_require",
-        request_timeout: float | None = None,
+        request_timeout: float | None = DEFAULT_REQUEST_TIMEOUT,
         connect_timeout: float | None = 30.0,
         sampling_client: SupportsChatGetResponse | None = None,
         sampling_policy: SamplingPolicy | None = None,
