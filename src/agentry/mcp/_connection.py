@@ -42,6 +42,7 @@ class Connection:
         self._owner: asyncio.Task[None] | None = None
         self._closing: asyncio.Event | None = None
         self._ready: asyncio.Future[Client] | None = None
+        self._shutdowns: set[asyncio.Task[None]] = set()
         self.client: Client | None = None
         self.lost: BaseException | None = None
         """Why the connection ended on its own (the server went away), if it did."""
@@ -51,8 +52,17 @@ class Connection:
         """Whether the client is connected and its connection has not dropped."""
         return self.client is not None and self._owner is not None and not self._owner.done()
 
+    @property
+    def shutting_down(self) -> bool:
+        """Whether a failed connection is still being shut down in the background."""
+        return bool(self._shutdowns)
+
     async def open(self) -> Client:
         """Connect; the connected client.
+
+        A connect that fails (or is cancelled, as by a timeout) raises at once; stopping
+        its transport (a server process gets seconds to exit) goes on in the background
+        and `close()` waits for it.
 
         Raises:
             Exception: Whatever the SDK raised while setting up or connecting (the caller
@@ -67,33 +77,42 @@ class Connection:
             self._own(client, ready, self._closing), name=f"mcp:{self.name}"
         )
         try:
-            client = await asyncio.shield(ready)
+            connected = await asyncio.shield(ready)
         except BaseException:
-            await self.close()
+            self._shut_down_in_background()
             if ready.done() and not ready.cancelled():
                 ready.exception()  # seen: raised here, or dropped with a cancelled open()
             raise
-        self.client = client
-        return client
+        self.client = connected
+        return connected
 
     async def close(self) -> None:
-        """Disconnect and wait for the transport to shut down (idempotent)."""
-        owner, closing = self._owner, self._closing
+        """Disconnect and wait for the transport to shut down, and for the shutdowns of
+        failed connects still going (idempotent)."""
+        owner, closing, ready = self._detach()
+        if owner is not None:
+            await _shut_down(owner, closing, ready)
+        if self._shutdowns:
+            await asyncio.wait(set(self._shutdowns))  # never cancels them, even if cancelled
+
+    def _detach(
+        self,
+    ) -> tuple[asyncio.Task[None] | None, asyncio.Event | None, asyncio.Future[Client] | None]:
+        """Forget the current connection; what is needed to shut it down."""
+        detached = (self._owner, self._closing, self._ready)
         self.client = None
-        if owner is None or closing is None:
+        self._owner = self._closing = self._ready = None
+        return detached
+
+    def _shut_down_in_background(self) -> None:
+        owner, closing, ready = self._detach()
+        if owner is None:
             return
-        closing.set()
-        if self._ready is not None and not self._ready.done():
-            owner.cancel()  # still connecting (a server that never answers): stop now
-        try:
-            await asyncio.wait_for(asyncio.shield(owner), timeout=10)
-        except asyncio.TimeoutError:
-            owner.cancel()
-            with contextlib.suppress(BaseException):
-                await owner
-        except Exception:
-            pass  # already reported as `lost`
-        self._owner = None
+        shutdown = asyncio.create_task(
+            _shut_down(owner, closing, ready), name=f"mcp:{self.name}:shutdown"
+        )
+        self._shutdowns.add(shutdown)  # a reference, so the task is not garbage-collected
+        shutdown.add_done_callback(self._shutdowns.discard)
 
     async def _own(
         self, client: Client, ready: asyncio.Future[Client], closing: asyncio.Event
@@ -117,3 +136,23 @@ class Connection:
                 )
             if isinstance(error, asyncio.CancelledError) and not closing.is_set():
                 raise
+
+
+async def _shut_down(
+    owner: asyncio.Task[None],
+    closing: asyncio.Event | None,
+    ready: asyncio.Future[Client] | None,
+) -> None:
+    """Tell the owning task to leave the client, and wait for it (at most 10 s)."""
+    if closing is not None:
+        closing.set()
+    if ready is not None and not ready.done():
+        owner.cancel()  # still connecting (a server that never answers): stop now
+    try:
+        await asyncio.wait_for(asyncio.shield(owner), timeout=10)
+    except asyncio.TimeoutError:
+        owner.cancel()
+        with contextlib.suppress(BaseException):
+            await owner
+    except Exception:
+        pass  # already reported as `lost`

@@ -52,6 +52,9 @@ MCPApprovalMode: TypeAlias = (
 
 RESOURCE_TOOL = "read_resource"
 
+EVIDENCE_WAIT = 2.0
+"""Seconds a failing call waits for the transport to show why (a process to exit)."""
+
 DEFAULT_REQUEST_TIMEOUT = 60.0
 """Seconds an MCP request may take unless the tool says otherwise (`request_timeout`)."""
 
@@ -198,16 +201,27 @@ class MCPTool(ABC):
         try:
             await asyncio.wait_for(self._connection.open(), self.connect_timeout)
         except asyncio.TimeoutError:
+            problem = await self._transport_problem(settle=0)
             raise MCPConnectionError(
                 f"connecting to MCP server {self.name!r} took longer than "
-                f"{self.connect_timeout:g} s; check that it starts and answers, or raise "
-                "connect_timeout"
+                f"{self.connect_timeout:g} s; "
+                + (problem or "check that it starts and answers, or raise connect_timeout")
             ) from None
         except Exception as error:
+            problem = await self._transport_problem(settle=EVIDENCE_WAIT)
             raise MCPConnectionError(
-                f"cannot connect to MCP server {self.name!r}: {describe(error)}"
+                f"cannot connect to MCP server {self.name!r}: {problem or describe(error)}"
             ) from error
         self._tools_stale = True
+
+    async def _transport_problem(self, *, settle: float) -> str | None:
+        """What the transport saw go wrong, for error messages (a server process's exit
+        status and last words, an HTTP error status); None when it saw nothing.
+
+        Args:
+            settle: Seconds it may wait for the evidence to come in (a process to exit).
+        """
+        return None
 
     async def reconnect(self, *, replacing: ClientSession | None = None) -> None:
         """Replace the connection with a new one to the same server.
@@ -544,6 +558,7 @@ class MCPTool(ABC):
     async def _request(self, client: Client, call: Any, *, what: str = "request") -> Any:
         """Await one request made with `client`; if its connection broke, that connection
         is closed (unless already replaced) so the next use reconnects."""
+        from mcp_types import INTERNAL_ERROR
         from pydantic import ValidationError
 
         from mcp import MCPError
@@ -555,13 +570,13 @@ class MCPTool(ABC):
             if is_timeout(error):
                 raise self._timed_out(what) from error
             if is_connection_loss(error):
-                await self._drop_broken_connection(session)
-                raise MCPConnectionError(
-                    f"the connection to MCP server {self.name!r} broke during the {what}: "
-                    f"{error}; it reconnects on the next use"
-                ) from error
+                raise await self._broken(session, what, error) from error
+            # The SDK reports any HTTP error status as an internal error; say which.
+            problem = (
+                await self._transport_problem(settle=0) if error.code == INTERNAL_ERROR else None
+            )
             raise ToolExecutionError(
-                f"MCP server {self.name!r} refused the {what}: {error}"
+                f"MCP server {self.name!r} refused the {what}: {problem or error}"
             ) from error
         except ValidationError as error:
             raise ToolExecutionError(
@@ -571,11 +586,19 @@ class MCPTool(ABC):
         except (TimeoutError, asyncio.TimeoutError) as error:
             raise self._timed_out(what) from error
         except (OSError, EOFError) as error:
-            await self._drop_broken_connection(session)
-            raise MCPConnectionError(
-                f"the connection to MCP server {self.name!r} broke during the {what}: "
-                f"{describe(error)}; it reconnects on the next use"
-            ) from error
+            raise await self._broken(session, what, error) from error
+
+    async def _broken(
+        self, session: ClientSession, what: str, error: BaseException
+    ) -> MCPConnectionError:
+        """The error for a connection that broke during `what`, naming the cause where the
+        transport saw it; the connection is closed so the next use reconnects."""
+        problem = await self._transport_problem(settle=EVIDENCE_WAIT)
+        await self._drop_broken_connection(session)
+        return MCPConnectionError(
+            f"the connection to MCP server {self.name!r} broke during the {what}: "
+            f"{problem or describe(error)}; it reconnects on the next use"
+        )
 
     def _timed_out(self, what: str) -> ToolExecutionError:
         limit = f" ({self.request_timeout:g} s)" if self.request_timeout else ""
