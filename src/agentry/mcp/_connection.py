@@ -13,6 +13,8 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from agentry.mcp._background import BackgroundTasks
+
 if TYPE_CHECKING:
     from mcp import Client
 
@@ -42,7 +44,7 @@ class Connection:
         self._owner: asyncio.Task[None] | None = None
         self._closing: asyncio.Event | None = None
         self._ready: asyncio.Future[Client] | None = None
-        self._shutdowns: set[asyncio.Task[None]] = set()
+        self._shutdowns = BackgroundTasks()
         self.client: Client | None = None
         self.lost: BaseException | None = None
         """Why the connection ended on its own (the server went away), if it did."""
@@ -51,11 +53,6 @@ class Connection:
     def is_open(self) -> bool:
         """Whether the client is connected and its connection has not dropped."""
         return self.client is not None and self._owner is not None and not self._owner.done()
-
-    @property
-    def shutting_down(self) -> bool:
-        """Whether a failed connection is still being shut down in the background."""
-        return bool(self._shutdowns)
 
     async def open(self) -> Client:
         """Connect; the connected client.
@@ -92,8 +89,7 @@ class Connection:
         owner, closing, ready = self._detach()
         if owner is not None:
             await _shut_down(owner, closing, ready)
-        if self._shutdowns:
-            await asyncio.wait(set(self._shutdowns))  # never cancels them, even if cancelled
+        await self._shutdowns.wait()
 
     def _detach(
         self,
@@ -108,11 +104,7 @@ class Connection:
         owner, closing, ready = self._detach()
         if owner is None:
             return
-        shutdown = asyncio.create_task(
-            _shut_down(owner, closing, ready), name=f"mcp:{self.name}:shutdown"
-        )
-        self._shutdowns.add(shutdown)  # a reference, so the task is not garbage-collected
-        shutdown.add_done_callback(self._shutdowns.discard)
+        self._shutdowns.start(_shut_down(owner, closing, ready), name=f"mcp:{self.name}:shutdown")
 
     async def _own(
         self, client: Client, ready: asyncio.Future[Client], closing: asyncio.Event

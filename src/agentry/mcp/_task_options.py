@@ -25,8 +25,10 @@ class MCPTaskOptions:
             connection lost twice, nonsense answers, a declined question) is always
             cancelled; one that already ended on the server is not.
         max_task_wait: The longest the client waits for a task once it exists (polling,
-            reconnecting and fetching the result). When exceeded, the task is cancelled
-            and the call fails. None waits as long as the server keeps the task running.
+            reconnecting and fetching the result): a deadline. When it passes, the call
+            fails at once and the task is cancelled on the server in the background (the
+            tool's `close()` waits for that cancel). None waits as long as the server
+            keeps the task running.
 
     Example:
         >>> from datetime import timedelta

@@ -15,6 +15,7 @@ from agentry.mcp._arguments import (
     checked_extras,
     prepare_call_kwargs,
 )
+from agentry.mcp._background import BackgroundTasks
 from agentry.mcp._connection import Connection
 from agentry.mcp._errors import (
     MCPConnectionError,
@@ -134,6 +135,7 @@ class MCPTool(ABC):
         self._connect_lock = asyncio.Lock()
         self._tools_stale = True
         self._listener: asyncio.Task[None] | None = None
+        self._background = BackgroundTasks()
 
     # region connection
 
@@ -246,7 +248,9 @@ class MCPTool(ABC):
         return self._connection.is_open and client is not None and client.session is not broken
 
     async def close(self) -> None:
-        """Disconnect (a later use connects again)."""
+        """Disconnect (a later use connects again), after the cancels of given-up tasks
+        still being sent (each takes at most 10 s)."""
+        await self._background.wait()
         async with self._connect_lock:
             await self._close_connection()
 
@@ -496,7 +500,8 @@ class MCPTool(ABC):
     async def _follow(self, wire: TaskWire, state: TaskState, name: str) -> CallToolResult:
         from agentry.mcp._task_follower import TaskFollower
 
-        return await TaskFollower(self, wire, self.task_options, name).follow(state)
+        follower = TaskFollower(self, wire, self.task_options, name, background=self._background)
+        return await follower.follow(state)
 
     def _needs_task(self, name: str, client: Client) -> bool:
         """Whether a call must be sent as a task: the tool says so, on a connection of the
