@@ -150,6 +150,7 @@ async def test_max_task_wait_cancels_the_task_on_the_server() -> None:
         with pytest.raises(ToolExecutionError, match="max_task_wait"):
             await tool.call_tool("endless", {})
         # The call failed at its deadline; the cancel follows in the background.
+        log: list[str] = []
         for _ in range(200):
             log = await server_log(tool)
             if "cancel task-1" in log:
