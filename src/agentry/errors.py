@@ -14,6 +14,7 @@ __all__ = [
     "AgentryError",
     "ChatClientError",
     "ContentError",
+    "ExperimentalWarning",
     "HistoryStoreError",
     "MiddlewareError",
     "MissingExtraError",
@@ -93,6 +94,20 @@ class SessionError(AgentryError, ValueError):
 
 class HistoryStoreError(AgentryError):
     """A history store could not read or write messages."""
+
+
+class ExperimentalWarning(UserWarning):
+    """An experimental API of agentry was used: it works and is tested, but may change in
+    a minor release.
+
+    Emitted once per feature per process. The message starts with the feature's id (see
+    `agentry.features.ExperimentalFeature`), so a filter can silence one feature or all:
+
+    Example:
+        >>> import warnings
+        >>> warnings.filterwarnings("ignore", message="MCP_LONG_RUNNING_TASKS")
+        >>> warnings.filterwarnings("ignore", category=ExperimentalWarning)
+    """
 
 
 class MissingExtraError(AgentryError, ImportError):

@@ -403,8 +403,10 @@ def test_task_options_are_frozen_and_checked() -> None:
 
 def test_task_options_are_replaced_whole() -> None:
     tool = MCPStdioTool("legacy", sys.executable, [LEGACY])
-    assert tool.task_options == MCPTaskOptions()
+    assert tool.task_options is None  # the defaults, without creating experimental options
     tool.task_options = MCPTaskOptions(max_task_wait=timedelta(minutes=5))
     assert tool.task_options.max_wait_seconds == 300
-    with pytest.raises(TypeError, match="task_options must be an MCPTaskOptions"):
+    with pytest.raises(TypeError, match="task_options must be an MCPTaskOptions or None"):
         tool.task_options = {"max_task_wait": 5}  # type: ignore[assignment]
+    tool.task_options = None
+    assert tool.task_options is None

@@ -79,7 +79,7 @@ class TaskFollower:
     Args:
         host: The tool whose connection the task lives on.
         wire: The protocol the task speaks.
-        options: Waiting and cancelling options.
+        options: Waiting and cancelling options (None: the defaults).
         tool_name: The remote tool's name, for messages.
         background: Where cancels that outlive the call run (the tool's, which its
             `close()` waits for).
@@ -89,7 +89,7 @@ class TaskFollower:
         self,
         host: TaskHost,
         wire: TaskWire,
-        options: MCPTaskOptions,
+        options: MCPTaskOptions | None,
         tool_name: str,
         *,
         background: BackgroundTasks,
@@ -112,21 +112,23 @@ class TaskFollower:
         logger.info(
             "MCP server %r runs tool %r as task %r", self.host.name, self.tool_name, task_id
         )
-        max_wait = self.options.max_wait_seconds
+        options = self.options
+        max_wait = options.max_wait_seconds if options is not None else None
         deadline = None if max_wait is None else asyncio.get_running_loop().time() + max_wait
         try:
             return await asyncio.wait_for(self._until_done(created), max_wait)
         except (TimeoutError, asyncio.TimeoutError):
             cancelled = await self._cancel(task_id, wait=0)
             raise ToolExecutionError(
-                f"{what} did not finish within max_task_wait ({self.options.max_task_wait}); "
+                f"{what} did not finish within max_task_wait "
+                f"({options.max_task_wait if options is not None else None}); "
                 f"{cancelled}. Raise max_task_wait to wait longer"
             ) from None
         except _Abandoned as abandoned:
             cancelled = await self._cancel(task_id, wait=_remaining(deadline))
             raise ToolExecutionError(f"{what}: {abandoned}; {cancelled}") from abandoned.__cause__
         except asyncio.CancelledError:
-            if self.options.cancel_remote_task_on_local_cancellation:
+            if options is None or options.cancel_remote_task_on_local_cancellation:
                 # Cancelled again meanwhile: the cancel goes on in the background.
                 with contextlib.suppress(asyncio.CancelledError):
                     await self._cancel(task_id, wait=None)

@@ -5,12 +5,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import timedelta
 
+from agentry.features import ExperimentalFeature, experimental
+
 __all__ = ["MCPTaskOptions"]
 
 
+@experimental(ExperimentalFeature.MCP_LONG_RUNNING_TASKS)
 @dataclass(frozen=True)
 class MCPTaskOptions:
-    """Options for long-running MCP tasks (experimental).
+    """Options for long-running MCP tasks.
+
+    Experimental (feature `MCP_LONG_RUNNING_TASKS`): creating options emits an
+    `agentry.errors.ExperimentalWarning` once per process, and the API may change in a
+    minor release.
 
     A server may run a tool call as a task: it answers with a task id at once, and the
     client polls until the task ends, then returns the task's result as the tool's result.

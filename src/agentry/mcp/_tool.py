@@ -88,7 +88,7 @@ class MCPTool(ABC):
         protocol_mode: The SDK's protocol negotiation: `"auto"`, `"legacy"` (the
             2025-era handshake) or a protocol version.
         task_options: How calls the server runs as long-running tasks are waited for
-            and cancelled (see `MCPTaskOptions`).
+            and cancelled (see `MCPTaskOptions`, experimental); None uses the defaults.
 
     Raises:
         MissingExtraError: The `mcp` extra is not installed.
@@ -125,7 +125,7 @@ class MCPTool(ABC):
         self.sampling_policy = sampling_policy or SamplingPolicy()
         self.resource_tool = resource_tool
         self.protocol_mode = _checked_protocol_mode(protocol_mode)
-        self.task_options = task_options or MCPTaskOptions()
+        self.task_options = task_options
         self.remote_tools: dict[str, Tool] = {}
         """The server's tool definitions by remote name (as last loaded)."""
         self._functions: list[FunctionTool] = []
@@ -144,14 +144,17 @@ class MCPTool(ABC):
         """What `mcp.Client` connects to: a URL, stdio parameters or a transport."""
 
     @property
-    def task_options(self) -> MCPTaskOptions:
-        """How long-running tasks are followed; replace the whole object to change it."""
+    def task_options(self) -> MCPTaskOptions | None:
+        """How long-running tasks are followed (None: the defaults, as `MCPTaskOptions()`
+        has them); replace the whole object to change it."""
         return self._task_options
 
     @task_options.setter
-    def task_options(self, options: MCPTaskOptions) -> None:
-        if not isinstance(options, MCPTaskOptions):  # pyright: ignore[reportUnnecessaryIsInstance]
-            raise TypeError(f"task_options must be an MCPTaskOptions, not {type(options).__name__}")
+    def task_options(self, options: MCPTaskOptions | None) -> None:
+        if options is not None and not isinstance(options, MCPTaskOptions):  # pyright: ignore[reportUnnecessaryIsInstance]
+            raise TypeError(
+                f"task_options must be an MCPTaskOptions or None, not {type(options).__name__}"
+            )
         self._task_options = options
 
     def _make_client(self) -> Client:
