@@ -24,7 +24,7 @@ from agentry.mcp._errors import (
     is_connection_loss,
     is_timeout,
 )
-from agentry.mcp._results import prompt_messages, resource_text, tool_result_text
+from agentry.mcp._results import prompt_messages, resource_text, tool_result_value
 from agentry.mcp._sampling import SamplingGuard, SamplingPolicy
 from agentry.mcp._task_options import MCPTaskOptions
 from agentry.observability import _state as telemetry
@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 
     from agentry.clients import SupportsChatGetResponse
     from agentry.mcp._task_wire import TaskState, TaskWire
-    from agentry.types import Message
+    from agentry.types import Content, Message
     from mcp import Client
 
 __all__ = ["DEFAULT_REQUEST_TIMEOUT", "MCPApprovalMode", "MCPConnectionError", "MCPTool"]
@@ -341,8 +341,8 @@ class MCPTool(ABC):
     def _function_for(self, definition: Tool) -> FunctionTool:
         remote_name = definition.name
 
-        async def call(**arguments: Any) -> str:
-            return tool_result_text(await self.call_tool(remote_name, arguments))
+        async def call(**arguments: Any) -> str | list[Content]:
+            return tool_result_value(await self.call_tool(remote_name, arguments))
 
         return FunctionTool(
             func=call,

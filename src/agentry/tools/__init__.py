@@ -12,6 +12,7 @@ from agentry.tools._invocation import (
     ToolCallBatch,
     invoke_function_calls,
 )
+from agentry.tools._result_contents import tool_result_contents
 from agentry.tools._sources import ToolSource, expand_tool_sources
 
 __all__ = [
@@ -24,5 +25,6 @@ __all__ = [
     "expand_tool_sources",
     "invoke_function_calls",
     "tool",
+    "tool_result_contents",
     "tool_result_to_text",
 ]
