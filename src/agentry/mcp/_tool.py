@@ -20,6 +20,7 @@ from agentry.mcp._connection import Connection
 from agentry.mcp._errors import (
     MCPConnectionError,
     describe,
+    explained,
     first_problem,
     is_connection_loss,
     is_timeout,
@@ -215,7 +216,7 @@ class MCPTool(ABC):
         except Exception as error:
             problem = await self._transport_problem(settle=EVIDENCE_WAIT)
             raise MCPConnectionError(
-                f"cannot connect to MCP server {self.name!r}: {problem or describe(error)}"
+                f"cannot connect to MCP server {self.name!r}: {explained(error, problem)}"
             ) from error
         self._tools_stale = True
 
@@ -584,7 +585,8 @@ class MCPTool(ABC):
                 await self._transport_problem(settle=0) if error.code == INTERNAL_ERROR else None
             )
             raise ToolExecutionError(
-                f"MCP server {self.name!r} refused the {what}: {problem or error}"
+                f"MCP server {self.name!r} refused the {what}: {error}"
+                + (f" ({problem})" if problem else "")
             ) from error
         except ValidationError as error:
             raise ToolExecutionError(
@@ -605,7 +607,7 @@ class MCPTool(ABC):
         await self._drop_broken_connection(session)
         return MCPConnectionError(
             f"the connection to MCP server {self.name!r} broke during the {what}: "
-            f"{problem or describe(error)}; it reconnects on the next use"
+            f"{explained(error, problem)}; it reconnects on the next use"
         )
 
     def _timed_out(self, what: str) -> ToolExecutionError:
