@@ -95,6 +95,10 @@ class ServerRun:
             self._stderr_partial = ""
         self._stderr_ended.set()
 
+    async def stderr_closed(self) -> None:
+        """Wait until the server's standard error is closed."""
+        await self._stderr_ended.wait()
+
     @property
     def stderr_tail(self) -> list[str]:
         """The last lines of standard error (blank ones left out)."""
@@ -227,7 +231,7 @@ async def stdio_transport(
                 outgoing.close()
                 with anyio.move_on_after(FLUSH_GRACE):
                     await writer_done.wait()
-                await _stop(process, run.name)
+                await _stop(process, run)
             tasks.cancel_scope.cancel()
 
 
@@ -246,7 +250,7 @@ async def _lines(stream: ByteReceiveStream, encoding: str, errors: str) -> Async
         yield buffer
 
 
-async def _stop(process: Process, name: str) -> None:
+async def _stop(process: Process, run: ServerRun) -> None:
     """Close the server's input, give it time to exit, then terminate its process group."""
     from mcp.os.posix.utilities import terminate_posix_process_tree
 
@@ -258,10 +262,12 @@ async def _stop(process: Process, name: str) -> None:
         if not await _exited(process, within=TERMINATE_GRACE):
             logger.warning(
                 "MCP server %r (process %d) is still alive after SIGKILL; leaving it",
-                name,
+                run.name,
                 process.pid,
             )
             return
+    with anyio.move_on_after(FLUSH_GRACE):
+        await run.stderr_closed()  # its last words, before the pipes are closed
     with anyio.move_on_after(TERMINATE_GRACE), contextlib.suppress(OSError):
         await process.aclose()  # its pipes; the process is already gone
 
