@@ -6,10 +6,15 @@ wrong and what to do about it.
 
 from __future__ import annotations
 
+import importlib.util
+from collections.abc import Mapping, Sequence
+
 __all__ = [
+    "EXTRA_PACKAGES",
     "AgentryError",
     "ChatClientError",
     "ContentError",
+    "ExperimentalWarning",
     "HistoryStoreError",
     "MiddlewareError",
     "MissingExtraError",
@@ -23,6 +28,7 @@ __all__ = [
     "ToolExecutionException",
     "ToolLoopLimitError",
     "UnknownToolError",
+    "require_extra",
 ]
 
 
@@ -96,12 +102,75 @@ class HistoryStoreError(AgentryError):
     """A history store could not read or write messages."""
 
 
-class MissingExtraError(AgentryError, ImportError):
-    """An optional integration was used without its extra installed."""
+class ExperimentalWarning(UserWarning):
+    """An experimental API of agentry was used: it works and is tested, but may change in
+    a minor release.
 
-    def __init__(self, feature: str, extra: str) -> None:
+    Emitted once per feature per process. The message starts with the feature's id (see
+    `agentry.features.ExperimentalFeature`), so a filter can silence one feature or all:
+
+    Example:
+        >>> import warnings
+        >>> warnings.filterwarnings("ignore", message="MCP_LONG_RUNNING_TASKS")
+        >>> warnings.filterwarnings("ignore", category=ExperimentalWarning)
+    """
+
+
+class MissingExtraError(AgentryError, ImportError):
+    """An optional integration was used without its extra installed.
+
+    The message names the command that installs it (`pip install 'agentry[EXTRA]'`).
+
+    Attributes:
+        extra: The extra to install.
+        missing: The package found missing, where known (also `name`, as on `ImportError`).
+    """
+
+    def __init__(self, feature: str, extra: str, *, missing: str | None = None) -> None:
+        what = f" ({missing} is missing)" if missing else ""
         super().__init__(
-            f"{feature} needs the optional dependencies of the '{extra}' extra; "
-            f"install them with: pip install 'agentry[{extra}]'"
+            f"{feature} needs the optional dependencies of the '{extra}' extra{what}; "
+            f"install them with: pip install 'agentry[{extra}]'",
+            name=missing,
         )
         self.extra = extra
+        self.missing = missing
+
+
+EXTRA_PACKAGES: Mapping[str, tuple[str, ...]] = {
+    "a2a": ("a2a", "starlette", "sqlalchemy", "uvicorn"),
+    "local": ("llama_cpp",),
+    "mcp": ("mcp",),
+    "openai": ("openai",),
+    "otel": ("opentelemetry.sdk",),
+}
+"""The packages each extra provides that agentry imports, by extra name."""
+
+
+def require_extra(extra: str, *, feature: str, packages: Sequence[str] | None = None) -> None:
+    """Check, when an object is built, that the packages of an extra can be imported.
+
+    Nothing is imported: the check only finds the packages, so it is cheap and a
+    missing one is reported at once, not at first use.
+
+    Args:
+        extra: The extra that provides them (`"mcp"`, `"a2a"`...).
+        feature: What needs them, for the message (`"MCPStdioTool"`).
+        packages: The packages to look for (default: those of `EXTRA_PACKAGES[extra]`).
+
+    Raises:
+        MissingExtraError: A package is missing.
+
+    Example:
+        >>> require_extra("mcp", feature="MCPStdioTool", packages=["json"])
+    """
+    for package in packages if packages is not None else EXTRA_PACKAGES.get(extra, ()):
+        if not _importable(package):
+            raise MissingExtraError(feature, extra, missing=package)
+
+
+def _importable(package: str) -> bool:
+    try:
+        return importlib.util.find_spec(package) is not None
+    except (ImportError, ValueError):  # a parent is missing, or blocked in sys.modules
+        return False

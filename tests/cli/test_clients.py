@@ -4,6 +4,7 @@ import pytest
 
 from agentry.cli import _clients
 from agentry.cli._errors import CliError
+from agentry.errors import MissingExtraError
 
 
 def test_auto_picks_openai_when_configured(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -43,7 +44,7 @@ def test_a_client_whose_extra_is_missing_names_the_extra(
         raise ModuleNotFoundError("No module named 'llama_cpp'", name="llama_cpp")
 
     monkeypatch.setattr(_clients.importlib, "import_module", import_module)
-    with pytest.raises(CliError, match=r"pip install 'agentry\[local\]'"):
+    with pytest.raises(MissingExtraError, match=r"pip install 'agentry\[local\]'"):
         _clients.make_client("local")
 
 

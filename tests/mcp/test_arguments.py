@@ -80,7 +80,24 @@ def test_meta_that_is_not_an_object_is_refused() -> None:
         prepare_call_kwargs(allowed(), {"_meta": "x"}, {})
 
 
-@pytest.mark.parametrize("extras", ["tenant", {"forecast": "units"}])
-def test_a_string_where_names_belong_is_a_clear_error(extras: Any) -> None:
-    with pytest.raises(TypeError, match="not the string"):
+def test_a_bare_string_is_one_name_never_its_characters() -> None:
+    assert checked_extras("tenant") == ("tenant",)
+    assert allowed(extras=checked_extras("tenant")) == {"city", "days", "tenant"}
+    by_tool = checked_extras({"forecast": "thread", "*": "trace_id"})
+    assert by_tool == {"forecast": ("thread",), "*": ("trace_id",)}
+    assert allowed(extras=by_tool) == {"city", "days", "thread", "trace_id"}
+    assert allowed(extras=by_tool, tool="other") == {"city", "days", "trace_id"}
+
+
+@pytest.mark.parametrize(
+    ("extras", "message"),
+    [
+        (5, "must be an argument name or a list of names, not int"),
+        (["tenant", 5], "an argument name in additional_tool_argument_names must be a string"),
+        ({"forecast": [None]}, r"additional_tool_argument_names\['forecast'\] must be a string"),
+        ({1: ["units"]}, "a remote tool name must be a string, not int"),
+    ],
+)
+def test_what_is_not_a_name_is_a_clear_error(extras: Any, message: str) -> None:
+    with pytest.raises(TypeError, match=message):
         checked_extras(extras)

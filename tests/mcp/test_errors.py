@@ -7,7 +7,7 @@ import pytest
 from mcp_types import CONNECTION_CLOSED, INTERNAL_ERROR, REQUEST_TIMEOUT
 
 from agentry.mcp import MCPConnectionError
-from agentry.mcp._errors import is_connection_loss, is_timeout
+from agentry.mcp._errors import explained, is_connection_loss, is_timeout
 from mcp import MCPError
 
 
@@ -42,3 +42,26 @@ def test_these_are_timeouts(error: BaseException) -> None:
 )
 def test_these_are_not_lost_connections(error: BaseException) -> None:
     assert not is_connection_loss(error)
+
+
+class Grouped(Exception):
+    """Errors raised together, as an exception group holds them (Python 3.10 has none)."""
+
+    def __init__(self, *errors: BaseException) -> None:
+        super().__init__("unhandled errors in a task group")
+        self.exceptions = errors
+
+
+def test_the_transports_account_replaces_only_an_error_that_says_nothing_more() -> None:
+    closed = MCPError(code=CONNECTION_CLOSED, message="Connection closed")
+    status = Grouped(MCPError(code=INTERNAL_ERROR, message="Server returned an error response"))
+    cause = "the server process exited with status 3"
+
+    assert explained(closed, cause) == cause
+    assert explained(status, "the server answered HTTP 401 Unauthorized") == (
+        "the server answered HTTP 401 Unauthorized"
+    )
+    assert explained(ValueError("unsupported version"), cause) == (
+        f"ValueError: unsupported version ({cause})"
+    )
+    assert explained(closed, None) == "MCPError: Connection closed"

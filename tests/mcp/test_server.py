@@ -182,9 +182,10 @@ async def test_a_client_that_gives_up_on_a_served_task_stops_the_agent_run() -> 
     served = build().as_mcp_server(tasks=True)
     options = MCPTaskOptions(max_task_wait=timedelta(seconds=0.5))
     async with InProcessMCPTool(served, task_options=options) as remote:
-        with pytest.raises(ToolExecutionError, match="the task was cancelled on the server"):
+        with pytest.raises(ToolExecutionError, match="did not finish within max_task_wait"):
             await remote.call_tool("demo", {"task": "slow"})
-        await asyncio.sleep(0)  # the cancelled run finishes unwinding
+    # Leaving the block waited for the cancel, sent in the background after the deadline.
+    await asyncio.sleep(0)  # the cancelled run finishes unwinding
 
     assert served.tasks is not None
     assert (len(served.tasks), served.tasks.running) == (1, 0)

@@ -11,9 +11,9 @@ import pytest
 from agentry import Agent, Content, FunctionInvocationContext, Message
 from agentry.clients.scripted import ScriptedChatClient
 from agentry.errors import ToolExecutionError
-from agentry.mcp import MCPConnectionError, MCPStdioTool
+from agentry.mcp import DEFAULT_REQUEST_TIMEOUT, MCPConnectionError, MCPStdioTool
 
-from .conftest import basic_stdio
+from .conftest import BASIC, basic_stdio
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -188,6 +188,14 @@ async def test_a_slow_call_times_out_with_a_clear_error() -> None:
         assert await server.call_tool("add", {"a": 1, "b": 1}) is not None
 
 
+def test_requests_are_bounded_unless_told_to_wait_forever() -> None:
+    bounded = MCPStdioTool("basic", sys.executable, [BASIC])
+    unbounded = MCPStdioTool("basic", sys.executable, [BASIC], request_timeout=None)
+
+    assert bounded.request_timeout == DEFAULT_REQUEST_TIMEOUT == 60
+    assert unbounded.request_timeout is None
+
+
 async def test_a_prompt_can_open_a_conversation() -> None:
     model = ScriptedChatClient(["Looks fine."])
     async with basic_stdio() as server:
@@ -254,3 +262,36 @@ async def test_function_invocation_kwargs_reach_the_server_only_by_allowed_names
         "session": "",
         "text": "hi",
     }
+
+
+@pytest.mark.parametrize("method", ["call_tool", "call_tool_as_task"])
+async def test_a_direct_call_is_filtered_by_the_same_allowlist(method: str) -> None:
+    async with basic_stdio(
+        additional_tool_argument_names={"echo_arguments": ["options"]}
+    ) as server:
+        call = getattr(server, method)
+        result = await call(
+            "echo_arguments",
+            {
+                "text": "hi",
+                "options": {"temperature": 0},  # opted in
+                "session": "s1",  # declared, but a framework name
+                "conversation_id": "c1",  # not declared
+                "_meta": {"trace": "t1"},  # metadata, never an argument
+            },
+        )
+
+    assert not result.is_error
+    assert json.loads(result.content[0].text) == {
+        "context": "",
+        "options": {"temperature": 0},
+        "session": "",
+        "text": "hi",
+    }
+
+
+async def test_a_bare_string_of_extra_names_opts_in_that_one_name() -> None:
+    async with basic_stdio(additional_tool_argument_names={"echo_arguments": "session"}) as server:
+        result = await server.call_tool("echo_arguments", {"text": "hi", "session": "s1"})
+
+    assert json.loads(result.content[0].text)["session"] == "s1"  # type: ignore[union-attr]

@@ -214,10 +214,35 @@ async def test_max_task_wait_also_bounds_a_reconnect_that_hangs(legacy: Any) -> 
     options = MCPTaskOptions(max_task_wait=timedelta(seconds=1))
     # Without the bound, the reconnect would end after connect_timeout (2 s) with
     # "reconnecting failed"; the bound (1 s) ends it first.
-    async with server.tool(task_options=options, connect_timeout=2) as tool:
+    async with server.tool(task_options=options) as tool:
+        tool.connect_timeout = 2  # for the reconnect (the first connect may be slower)
         with pytest.raises(ToolExecutionError, match="did not finish within max_task_wait"):
             await report(tool)
 
+    assert server.record["submissions"] == 1
+
+
+async def test_max_task_wait_is_a_deadline_the_cancel_goes_on_in_the_background(
+    legacy: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    server = legacy("die-on-poll-hang-restart")  # the restarted server never answers
+    options = MCPTaskOptions(max_task_wait=timedelta(seconds=1))
+    tool = server.tool(task_options=options)
+    try:
+        await tool.connect()
+        tool.connect_timeout = 2  # for the cancel's reconnect
+        with pytest.raises(ToolExecutionError, match="did not finish within max_task_wait") as (
+            raised
+        ):
+            await report(tool)
+        # The error came at the deadline, not after the cancel (whose reconnect hangs
+        # until connect_timeout): it is still being sent.
+        assert "it is being cancelled on the server (in the background)" in str(raised.value)
+        assert "could not cancel" not in caplog.text
+    finally:
+        await tool.close()  # waits for the cancel, which fails and is logged
+
+    assert "could not cancel task 'task-1' on MCP server 'legacy'" in caplog.text
     assert server.record["submissions"] == 1
 
 
@@ -378,8 +403,10 @@ def test_task_options_are_frozen_and_checked() -> None:
 
 def test_task_options_are_replaced_whole() -> None:
     tool = MCPStdioTool("legacy", sys.executable, [LEGACY])
-    assert tool.task_options == MCPTaskOptions()
+    assert tool.task_options is None  # the defaults, without creating experimental options
     tool.task_options = MCPTaskOptions(max_task_wait=timedelta(minutes=5))
     assert tool.task_options.max_wait_seconds == 300
-    with pytest.raises(TypeError, match="task_options must be an MCPTaskOptions"):
+    with pytest.raises(TypeError, match="task_options must be an MCPTaskOptions or None"):
         tool.task_options = {"max_task_wait": 5}  # type: ignore[assignment]
+    tool.task_options = None
+    assert tool.task_options is None

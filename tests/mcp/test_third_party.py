@@ -13,6 +13,7 @@ import pytest
 from agentry import Agent
 from agentry.clients.scripted import ScriptedChatClient
 from agentry.mcp import MCPStdioTool, MCPStreamableHTTPTool, MCPTaskOptions
+from agentry.tools import tool_result_to_text
 
 from .conftest import everything_command
 
@@ -78,7 +79,9 @@ async def test_server_everything_over_stdio() -> None:
     echo, total, image = function_results(model)
     assert echo == "Echo: hello there"
     assert "42" in total
-    assert "[image image/png," in image
+    # the image reaches the model as image content; text-only models read it described
+    assert [(c.type, c.media_type) for c in image if c.type == "data"] == [("data", "image/png")]
+    assert "[image image/png," in tool_result_to_text(image)
     assert "simple-prompt" in prompts
     assert simple[0].role == "user"
     assert simple[0].text

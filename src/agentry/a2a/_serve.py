@@ -9,7 +9,7 @@ from pathlib import Path
 
 from agentry.a2a._sessions import DEFAULT_DATABASE
 from agentry.agents import SupportsAgentRun
-from agentry.errors import AgentryError
+from agentry.errors import AgentryError, require_extra
 
 __all__ = ["add_arguments", "load_agent", "main", "serve"]
 
@@ -45,7 +45,11 @@ def serve(
         url: The public URL for the agent card (default: `http://HOST:PORT`).
         database: The SQLite file for tasks and sessions; `None` keeps them in memory.
         log_level: uvicorn's log level.
+
+    Raises:
+        MissingExtraError: The `a2a` extra is not installed.
     """
+    require_extra("a2a", feature="Serving an agent over A2A")
     import uvicorn
 
     from agentry.a2a._app import create_app

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from agentry.cli._errors import CliError
+from agentry.errors import MissingExtraError
 
 __all__ = ["CLIENT_CHOICES", "make_client", "scripted_client_from_file"]
 
@@ -56,7 +57,9 @@ def make_client(choice: str, *, model: str | None = None, script: str | None = N
     set, else the local model. `scripted` replays the answers of a JSON `script` file.
 
     Raises:
-        CliError: The client is not installed, or the script is missing or malformed.
+        MissingExtraError: The client's extra is not installed.
+        CliError: The client is not in this installation, or the script is missing or
+            malformed.
     """
     if choice == "auto":
         if os.environ.get("OPENAI_BASE_URL"):
@@ -120,11 +123,7 @@ def _find_client(choice: str) -> Any:
             continue
         return getattr(module, class_name)
     if missing_extra is not None:
-        extra = _EXTRAS[choice]
-        raise CliError(
-            f"the {choice} client needs the '{extra}' extra ({missing_extra.name} is missing); "
-            f"install it with: pip install 'agentry[{extra}]'"
-        )
+        raise MissingExtraError(f"the {choice} client", _EXTRAS[choice], missing=missing_extra.name)
     where = " or ".join(f"{m}.{c}" for m, c in locations)
     hint = "set OPENAI_API_KEY (or OPENAI_BASE_URL) to use OpenAI, or " if choice == "local" else ""
     raise CliError(

@@ -16,6 +16,7 @@ import importlib
 from typing import Any
 
 from agentry.cli._errors import CliError
+from agentry.errors import MissingExtraError, require_extra
 
 __all__ = ["PROTOCOLS", "add_parser"]
 
@@ -57,22 +58,21 @@ def _serve(arguments: argparse.Namespace) -> int:
 
 def _server_module(protocol: str) -> Any:
     what, extra = PROTOCOLS[protocol]
+    feature = f"`agentry serve {protocol}`"
+    require_extra(extra, feature=feature)
     module_name = f"agentry.{protocol}._serve"
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as error:
         if error.name and error.name.startswith("agentry"):
             raise CliError(
-                f"`agentry serve {protocol}` needs {what} ({module_name}), which this "
-                "installation of agentry does not have yet"
+                f"{feature} needs {what} ({module_name}), which this installation of agentry "
+                "does not have yet"
             ) from None
-        raise CliError(
-            f"`agentry serve {protocol}` needs the '{extra}' extra ({error.name} is missing); "
-            f"install it with: pip install 'agentry[{extra}]'"
-        ) from None
+        raise MissingExtraError(feature, extra, missing=error.name) from None
     if not (hasattr(module, "add_arguments") and hasattr(module, "run_from_arguments")):
         raise CliError(
             f"{module_name} does not provide add_arguments and run_from_arguments, "
-            f"so `agentry serve {protocol}` cannot use it"
+            f"so {feature} cannot use it"
         )
     return module

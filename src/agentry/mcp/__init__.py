@@ -12,10 +12,11 @@ from agentry.mcp._errors import MCPConnectionError
 from agentry.mcp._sampling import SamplingApproval, SamplingPolicy, SamplingRequest
 from agentry.mcp._server import AgentMCPServer
 from agentry.mcp._task_options import MCPTaskOptions
-from agentry.mcp._tool import MCPApprovalMode, MCPTool
+from agentry.mcp._tool import DEFAULT_REQUEST_TIMEOUT, MCPApprovalMode, MCPTool
 from agentry.mcp._transports import MCPStdioTool, MCPStreamableHTTPTool, MCPWebsocketTool
 
 __all__ = [
+    "DEFAULT_REQUEST_TIMEOUT",
     "MCP_FRAMEWORK_DENYLIST",
     "AdditionalArgumentNames",
     "AgentMCPServer",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypeAlias, cast
 
 __all__ = [
@@ -13,8 +13,9 @@ __all__ = [
     "prepare_call_kwargs",
 ]
 
-AdditionalArgumentNames: TypeAlias = Sequence[str] | Mapping[str, Sequence[str]]
-"""Extra argument names to forward: for every tool, or by remote tool name (`"*"`: all)."""
+AdditionalArgumentNames: TypeAlias = str | Sequence[str] | Mapping[str, str | Sequence[str]]
+"""Extra argument names to forward: for every tool, or by remote tool name (`"*"`: all).
+A bare string is one name (`"tenant"` means `["tenant"]`)."""
 
 ALL_TOOLS = "*"
 
@@ -80,37 +81,44 @@ def prepare_call_kwargs(
 def _extras_for(tool_name: str, additional: AdditionalArgumentNames | None) -> frozenset[str]:
     if additional is None:
         return frozenset()
-    if isinstance(additional, str):
-        raise TypeError(
-            "additional_tool_argument_names must be a list of names or a mapping of tool "
-            f"name to names, not the string {additional!r}"
-        )
     if isinstance(additional, Mapping):
-        return frozenset(additional.get(ALL_TOOLS, ())) | frozenset(additional.get(tool_name, ()))
-    return frozenset(additional)
+        return frozenset(_names(additional.get(ALL_TOOLS, ()))) | frozenset(
+            _names(additional.get(tool_name, ()))
+        )
+    return frozenset(_names(additional))
 
 
 def checked_extras(
     extras: AdditionalArgumentNames | None,
 ) -> AdditionalArgumentNames | None:
-    """`additional_tool_argument_names` as given, checked and copied into tuples.
+    """`additional_tool_argument_names` as given, checked and copied into tuples; a bare
+    string is one name, never its characters.
 
     Raises:
-        TypeError: A string where a list of names belongs.
+        TypeError: Something other than names where names belong.
     """
     if extras is None:
         return None
-    if isinstance(extras, str):
-        raise TypeError(
-            "additional_tool_argument_names must be a list of names or a mapping of remote "
-            f"tool name to names, not the string {extras!r}"
-        )
     if isinstance(extras, Mapping):
-        for tool_name, names in extras.items():
-            if isinstance(names, str):
-                raise TypeError(
-                    f"additional_tool_argument_names[{tool_name!r}] must be a list of names, "
-                    f"not the string {names!r}"
-                )
-        return {tool_name: tuple(names) for tool_name, names in extras.items()}
-    return tuple(extras)
+        return {
+            _checked_name(tool_name, "a remote tool name"): _names(names, tool_name)
+            for tool_name, names in extras.items()
+        }
+    return _names(extras)
+
+
+def _names(names: str | Sequence[str], tool_name: str | None = None) -> tuple[str, ...]:
+    where = "additional_tool_argument_names" + (f"[{tool_name!r}]" if tool_name else "")
+    if isinstance(names, str):
+        return (names,)
+    if not isinstance(names, Iterable):  # pyright: ignore[reportUnnecessaryIsInstance]
+        raise TypeError(
+            f"{where} must be an argument name or a list of names, not {type(names).__name__}"
+        )
+    return tuple(_checked_name(name, f"an argument name in {where}") for name in names)
+
+
+def _checked_name(name: object, what: str) -> str:
+    if not isinstance(name, str):
+        raise TypeError(f"{what} must be a string, not {type(name).__name__} ({name!r})")
+    return name

@@ -13,6 +13,8 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from agentry.mcp._background import BackgroundTasks
+
 if TYPE_CHECKING:
     from mcp import Client
 
@@ -42,6 +44,7 @@ class Connection:
         self._owner: asyncio.Task[None] | None = None
         self._closing: asyncio.Event | None = None
         self._ready: asyncio.Future[Client] | None = None
+        self._shutdowns = BackgroundTasks()
         self.client: Client | None = None
         self.lost: BaseException | None = None
         """Why the connection ended on its own (the server went away), if it did."""
@@ -54,45 +57,58 @@ class Connection:
     async def open(self) -> Client:
         """Connect; the connected client.
 
+        A connect that fails (or is cancelled, as by a timeout) raises at once; stopping
+        its transport (a server process gets seconds to exit) goes on in the background
+        and `close()` waits for it.
+
         Raises:
-            Exception: Whatever the SDK raised while connecting (the caller translates it).
+            Exception: Whatever the SDK raised while setting up or connecting (the caller
+                translates it).
         """
+        client = self._make_client()  # set-up errors surface here, not as a connect timeout
         ready: asyncio.Future[Client] = asyncio.get_running_loop().create_future()
         self._ready = ready
         self._closing = asyncio.Event()
         self.lost = None
-        self._owner = asyncio.create_task(self._own(ready, self._closing), name=f"mcp:{self.name}")
+        self._owner = asyncio.create_task(
+            self._own(client, ready, self._closing), name=f"mcp:{self.name}"
+        )
         try:
-            client = await asyncio.shield(ready)
+            connected = await asyncio.shield(ready)
         except BaseException:
-            await self.close()
+            self._shut_down_in_background()
             if ready.done() and not ready.cancelled():
                 ready.exception()  # seen: raised here, or dropped with a cancelled open()
             raise
-        self.client = client
-        return client
+        self.client = connected
+        return connected
 
     async def close(self) -> None:
-        """Disconnect and wait for the transport to shut down (idempotent)."""
-        owner, closing = self._owner, self._closing
-        self.client = None
-        if owner is None or closing is None:
-            return
-        closing.set()
-        if self._ready is not None and not self._ready.done():
-            owner.cancel()  # still connecting (a server that never answers): stop now
-        try:
-            await asyncio.wait_for(asyncio.shield(owner), timeout=10)
-        except asyncio.TimeoutError:
-            owner.cancel()
-            with contextlib.suppress(BaseException):
-                await owner
-        except Exception:
-            pass  # already reported as `lost`
-        self._owner = None
+        """Disconnect and wait for the transport to shut down, and for the shutdowns of
+        failed connects still going (idempotent)."""
+        owner, closing, ready = self._detach()
+        if owner is not None:
+            await _shut_down(owner, closing, ready)
+        await self._shutdowns.wait()
 
-    async def _own(self, ready: asyncio.Future[Client], closing: asyncio.Event) -> None:
-        client = self._make_client()
+    def _detach(
+        self,
+    ) -> tuple[asyncio.Task[None] | None, asyncio.Event | None, asyncio.Future[Client] | None]:
+        """Forget the current connection; what is needed to shut it down."""
+        detached = (self._owner, self._closing, self._ready)
+        self.client = None
+        self._owner = self._closing = self._ready = None
+        return detached
+
+    def _shut_down_in_background(self) -> None:
+        owner, closing, ready = self._detach()
+        if owner is None:
+            return
+        self._shutdowns.start(_shut_down(owner, closing, ready), name=f"mcp:{self.name}:shutdown")
+
+    async def _own(
+        self, client: Client, ready: asyncio.Future[Client], closing: asyncio.Event
+    ) -> None:
         try:
             async with client:
                 if self._on_connected is not None:
@@ -112,3 +128,23 @@ class Connection:
                 )
             if isinstance(error, asyncio.CancelledError) and not closing.is_set():
                 raise
+
+
+async def _shut_down(
+    owner: asyncio.Task[None],
+    closing: asyncio.Event | None,
+    ready: asyncio.Future[Client] | None,
+) -> None:
+    """Tell the owning task to leave the client, and wait for it (at most 10 s)."""
+    if closing is not None:
+        closing.set()
+    if ready is not None and not ready.done():
+        owner.cancel()  # still connecting (a server that never answers): stop now
+    try:
+        await asyncio.wait_for(asyncio.shield(owner), timeout=10)
+    except asyncio.TimeoutError:
+        owner.cancel()
+        with contextlib.suppress(BaseException):
+            await owner
+    except Exception:
+        pass  # already reported as `lost`

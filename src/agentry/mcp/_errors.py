@@ -13,6 +13,7 @@ if TYPE_CHECKING:
 __all__ = [
     "MCPConnectionError",
     "describe",
+    "explained",
     "first_problem",
     "is_connection_loss",
     "is_timeout",
@@ -59,6 +60,26 @@ def describe(error: BaseException) -> str:
     if inner:
         return "; ".join(describe(e) for e in inner)
     return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+
+
+def explained(error: BaseException, cause: str | None) -> str:
+    """What went wrong: the transport's account of the `cause` where it saw one. It
+    replaces an error that only says the connection closed or that the server answered
+    with an error status (the SDK's words for both), and follows any other."""
+    if cause is None:
+        return describe(error)
+    if _only_says_it_broke(error):
+        return cause
+    return f"{describe(error)} ({cause})"
+
+
+def _only_says_it_broke(error: BaseException) -> bool:
+    from mcp_types import INTERNAL_ERROR
+
+    inner: Sequence[BaseException] | None = getattr(error, "exceptions", None)
+    if inner:
+        return all(_only_says_it_broke(e) for e in inner)
+    return is_connection_loss(error) or getattr(error, "code", None) == INTERNAL_ERROR
 
 
 def first_problem(error: ValidationError) -> str:

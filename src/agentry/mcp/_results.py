@@ -12,7 +12,29 @@ from agentry.types import Content, Message
 if TYPE_CHECKING:
     from mcp_types import CallToolResult, GetPromptResult, ReadResourceResult
 
-__all__ = ["prompt_messages", "resource_text", "tool_result_text"]
+__all__ = ["prompt_messages", "resource_text", "tool_result_text", "tool_result_value"]
+
+MEDIA_BLOCKS = ("image", "audio")
+
+
+def tool_result_value(result: CallToolResult) -> str | list[Content]:
+    """A tool result as an MCP tool's function returns it to the model.
+
+    Text when the result is text only (or an error: text starting `Error:`). A result with
+    images or audio becomes contents: its text blocks as text, its media as data with
+    their media type, which clients that accept images pass to the model as images (the
+    others describe them in text).
+    """
+    if result.is_error or not any(_is_media(block) for block in result.content):
+        return tool_result_text(result)
+    contents: list[Content] = []
+    for block in result.content:
+        media = _media_content(block)
+        if media is not None:
+            contents.append(media)
+        elif text := _block_text(block):
+            contents.append(Content.from_text(text))
+    return contents
 
 
 def tool_result_text(result: CallToolResult) -> str:
@@ -53,6 +75,24 @@ def resource_text(result: ReadResourceResult) -> str:
             size = len(_decoded(getattr(item, "blob", "")))
             parts.append(f"[{item.mime_type or 'binary'} data, {size} bytes: {item.uri}]")
     return "\n".join(parts)
+
+
+def _is_media(block: Any) -> bool:
+    return _media_content(block) is not None
+
+
+def _media_content(block: Any) -> Content | None:
+    """An image or audio block (or an embedded image or audio resource) as data content;
+    None for other blocks and for data that is not valid base64."""
+    if block.type in MEDIA_BLOCKS:
+        data, media_type = _decoded(block.data), block.mime_type
+    elif block.type == "resource" and getattr(block.resource, "blob", None) is not None:
+        data, media_type = _decoded(block.resource.blob), block.resource.mime_type or ""
+        if not media_type.startswith(tuple(f"{kind}/" for kind in MEDIA_BLOCKS)):
+            return None
+    else:
+        return None
+    return Content.from_data(data, media_type) if data else None
 
 
 def _block_text(block: Any) -> str:

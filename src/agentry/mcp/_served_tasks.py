@@ -1,6 +1,7 @@
 """Agent runs served as MCP tasks, through the tasks extension
 (`io.modelcontextprotocol/tasks`): the call answers at once with a task, and the client
-polls `tasks/get` for the answer or stops the run with `tasks/cancel`."""
+polls `tasks/get` for the answer or stops the run with `tasks/cancel`. Over HTTP these
+requests must name their task in the `Mcp-Name` header as well as in `taskId`."""
 
 from __future__ import annotations
 
@@ -160,6 +161,7 @@ class ServedTasks:
         from mcp.server.mcpserver.server import require_client_extension
 
         require_client_extension(context, TASKS_EXTENSION)
+        _check_routing_header(context, task_id)
         self._forget_expired()
         task = self._tasks.get(task_id)
         if task is None:
@@ -179,6 +181,23 @@ class ServedTasks:
             finished = [i for i, task in self._tasks.items() if task.finished_at is not None]
             for task_id in finished[: len(self._tasks) - self.max_tasks + 1]:
                 del self._tasks[task_id]
+
+
+def _check_routing_header(context: ServerRequestContext[Any], task_id: str) -> None:
+    """Over HTTP, a request about a task names it in the `Mcp-Name` header too (gateways
+    route by it); one whose header names another task, or none, is refused."""
+    from mcp.shared.inbound import MCP_NAME_HEADER, decode_header_value
+    from mcp_types import HEADER_MISMATCH
+
+    headers: Any = getattr(context.request, "headers", None)
+    if headers is None:
+        return  # stdio and in-process connections have no headers
+    if decode_header_value(headers.get(MCP_NAME_HEADER)) != task_id:
+        raise _error(
+            HEADER_MISMATCH,
+            f"the Mcp-Name header does not match the request's taskId ({task_id!r}); a "
+            f"{context.method} request must carry its task's id in both",
+        )
 
 
 def _error(code: int, message: str) -> Exception:

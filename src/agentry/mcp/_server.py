@@ -8,9 +8,12 @@ import uuid
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any, cast
 
+from agentry.errors import require_extra
+from agentry.mcp._run_progress import RunProgress, wants_progress
+from agentry.mcp._served_results import agent_answer, text_answer, tool_answer
 from agentry.observability import get_telemetry_observer
 from agentry.sessions import AgentSession
-from agentry.tools import FunctionTool, tool_result_to_text
+from agentry.tools import FunctionTool
 
 if TYPE_CHECKING:
     from mcp.server.context import ServerRequestContext
@@ -19,6 +22,7 @@ if TYPE_CHECKING:
     from starlette.applications import Starlette
 
     from agentry.protocols import SupportsAgentRun
+    from agentry.types import AgentResponse
 
 __all__ = ["AgentMCPServer"]
 
@@ -55,6 +59,9 @@ class AgentMCPServer:
             tasks extension (`io.modelcontextprotocol/tasks`, 2026 protocol): the call
             answers at once, the client polls for the agent's answer and can stop the run
             with `tasks/cancel`. Other clients wait for the answer as usual.
+
+    Raises:
+        MissingExtraError: The `mcp` extra is not installed.
     """
 
     def __init__(
@@ -67,6 +74,7 @@ class AgentMCPServer:
         max_sessions: int = 1000,
         tasks: bool = False,
     ) -> None:
+        require_extra("mcp", feature="Serving an agent over MCP")
         from mcp.server.lowlevel import Server
 
         from agentry.mcp._served_tasks import ServedTasks
@@ -172,34 +180,46 @@ class AgentMCPServer:
             raise MCPError(
                 code=INVALID_PARAMS, message=f"no tool named {params.name!r}; tools: {known}"
             )
-        call = self._answer(params.name, dict(params.arguments or {}))
+        as_task = (
+            self.tasks is not None and params.name == self.name and self.tasks.offered_by(context)
+        )
+        # Progress belongs to the request: a run answered later, as a task, reports none.
+        progress = RunProgress(context.session) if wants_progress(context) and not as_task else None
         call = get_telemetry_observer().remote_call(
             f"tools/call {params.name}",
             {"mcp.method.name": "tools/call", "gen_ai.tool.name": params.name},
-            call,
+            self._answer(params.name, dict(params.arguments or {}), progress),
             side="server",
         )
-        if self.tasks is not None and params.name == self.name and self.tasks.offered_by(context):
+        if as_task and self.tasks is not None:
             return self.tasks.start(call)
         return await call
 
-    async def _answer(self, name: str, arguments: dict[str, Any]) -> CallToolResult:
+    async def _answer(
+        self, name: str, arguments: dict[str, Any], progress: RunProgress | None
+    ) -> CallToolResult:
         try:
             if name == self.name:
-                return _text_result(await self._ask(arguments))
+                return agent_answer(await self._ask(arguments, progress))
             tool = self.tools[name]
-            return _text_result(tool_result_to_text(await tool.invoke(arguments=arguments)))
+            return tool_answer(await tool.invoke(arguments=arguments))
         except Exception as error:
             logger.warning("MCP call of %r failed: %s", name, type(error).__name__)
-            return _text_result(f"{type(error).__name__}: {error}", is_error=True)
+            return text_answer(f"{type(error).__name__}: {error}", is_error=True)
 
-    async def _ask(self, arguments: dict[str, Any]) -> str:
+    async def _ask(self, arguments: dict[str, Any], progress: RunProgress | None) -> AgentResponse:
         task = arguments.get("task")
         if not isinstance(task, str) or not task.strip():
             raise ValueError("'task' must be a non-empty string")
         session_id = arguments.get("session_id")
         session = self._session(str(session_id)) if session_id else None
-        response = await self.agent.run(task, session=session)
+        if progress is None:
+            response = await self.agent.run(task, session=session)
+        else:  # streamed, so each step of the run can be reported
+            stream = self.agent.run(task, session=session, stream=True)
+            async for update in stream:
+                await progress.note(update)
+            response = await stream.get_final_response()
         if response.user_input_requests:
             names = ", ".join(
                 r.function_call.name or "?"
@@ -216,7 +236,7 @@ class AgentMCPServer:
                 f"the agent stopped to ask for input ({asks[0].name}), which this MCP server "
                 "cannot ask for; serve an agent or workflow that answers on its own"
             )
-        return response.text
+        return response
 
     def _session(self, session_id: str) -> AgentSession:
         sessions = self._sessions
@@ -237,12 +257,6 @@ def _mcp_tool(tool: FunctionTool) -> Tool:
     from mcp_types import Tool
 
     return Tool(name=tool.name, description=tool.description, input_schema=tool.parameters())
-
-
-def _text_result(text: str, *, is_error: bool = False) -> CallToolResult:
-    from mcp_types import CallToolResult, TextContent
-
-    return CallToolResult(content=[TextContent(type="text", text=text)], is_error=is_error)
 
 
 def _tool_name(name: str) -> str:

@@ -8,9 +8,12 @@ The policy, in short:
   sent again for the same id: asking about a task never starts it twice.
 - A task the client gives up on while it may still run (waited too long, the connection
   broke twice, the server's answers make no sense, the client declined a question the
-  task asked through the extension) is cancelled on the server before the call fails. A
-  task that ended on the server (failed, cancelled, completed with an error, or a
-  2025-11-25 task waiting for input this client cannot give) is not cancelled.
+  task asked through the extension) is cancelled on the server. A task that ended on the
+  server (failed, cancelled, completed with an error, or a 2025-11-25 task waiting for
+  input this client cannot give) is not cancelled.
+- `max_task_wait` is a deadline: the call fails when it passes, and a cancel still being
+  sent then goes on in the background (bounded, logged, waited for by the tool's
+  `close()`). Without a deadline, the call waits for the cancel to be sent.
 - Cancelling the call here cancels the task too, unless the options say otherwise.
 """
 
@@ -32,6 +35,7 @@ if TYPE_CHECKING:
     from mcp.client.session import ClientSession
     from mcp_types import CallToolResult
 
+    from agentry.mcp._background import BackgroundTasks
     from agentry.mcp._task_options import MCPTaskOptions
     from agentry.mcp._task_wire import TaskState, TaskWire
 
@@ -48,8 +52,7 @@ CANCEL_TIMEOUT = 10.0
 
 T = TypeVar("T")
 
-_background: set[asyncio.Task[str]] = set()
-"""Cancels still being sent after the call that started them was cancelled."""
+CANCELLING = "it is being cancelled on the server (in the background)"
 
 
 class TaskHost(Protocol):
@@ -76,17 +79,26 @@ class TaskFollower:
     Args:
         host: The tool whose connection the task lives on.
         wire: The protocol the task speaks.
-        options: Waiting and cancelling options.
+        options: Waiting and cancelling options (None: the defaults).
         tool_name: The remote tool's name, for messages.
+        background: Where cancels that outlive the call run (the tool's, which its
+            `close()` waits for).
     """
 
     def __init__(
-        self, host: TaskHost, wire: TaskWire, options: MCPTaskOptions, tool_name: str
+        self,
+        host: TaskHost,
+        wire: TaskWire,
+        options: MCPTaskOptions | None,
+        tool_name: str,
+        *,
+        background: BackgroundTasks,
     ) -> None:
         self.host = host
         self.wire = wire
         self.options = options
         self.tool_name = tool_name
+        self.background = background
 
     async def follow(self, created: TaskState) -> CallToolResult:
         """Wait for the task and return its tool result.
@@ -100,22 +112,26 @@ class TaskFollower:
         logger.info(
             "MCP server %r runs tool %r as task %r", self.host.name, self.tool_name, task_id
         )
+        options = self.options
+        max_wait = options.max_wait_seconds if options is not None else None
+        deadline = None if max_wait is None else asyncio.get_running_loop().time() + max_wait
         try:
-            return await asyncio.wait_for(self._until_done(created), self.options.max_wait_seconds)
+            return await asyncio.wait_for(self._until_done(created), max_wait)
         except (TimeoutError, asyncio.TimeoutError):
-            cancelled = await self._cancel_shielded(task_id)
+            cancelled = await self._cancel(task_id, wait=0)
             raise ToolExecutionError(
-                f"{what} did not finish within max_task_wait ({self.options.max_task_wait}); "
+                f"{what} did not finish within max_task_wait "
+                f"({options.max_task_wait if options is not None else None}); "
                 f"{cancelled}. Raise max_task_wait to wait longer"
             ) from None
         except _Abandoned as abandoned:
-            cancelled = await self._cancel_shielded(task_id)
+            cancelled = await self._cancel(task_id, wait=_remaining(deadline))
             raise ToolExecutionError(f"{what}: {abandoned}; {cancelled}") from abandoned.__cause__
         except asyncio.CancelledError:
-            if self.options.cancel_remote_task_on_local_cancellation:
+            if options is None or options.cancel_remote_task_on_local_cancellation:
                 # Cancelled again meanwhile: the cancel goes on in the background.
                 with contextlib.suppress(asyncio.CancelledError):
-                    await self._cancel_shielded(task_id)
+                    await self._cancel(task_id, wait=None)
             raise
 
     async def _until_done(self, state: TaskState) -> CallToolResult:
@@ -267,11 +283,23 @@ class TaskFollower:
             await self.host.reconnect(replacing=broken)
         return self.host.session
 
-    async def _cancel(self, task_id: str) -> str:
-        """Best-effort `tasks/cancel`: failures are logged, never raised. What happened,
-        for the error message."""
+    async def _cancel(self, task_id: str, *, wait: float | None) -> str:
+        """Send a best-effort `tasks/cancel` from a task of its own (it survives this call
+        being cancelled) and wait up to `wait` seconds for it (None: until it is sent);
+        what happened, for the error message."""
+        cancel = self.background.start(
+            self._send_cancel(task_id), name=f"mcp:{self.host.name}:cancel:{task_id}"
+        )
+        if wait is None or wait > 0:
+            await asyncio.wait({cancel}, timeout=wait)
+        if cancel.done() and not cancel.cancelled():
+            return cancel.result()
+        return CANCELLING
+
+    async def _send_cancel(self, task_id: str) -> str:
+        """`tasks/cancel` within `CANCEL_TIMEOUT`: failures are logged, never raised."""
         try:
-            await asyncio.wait_for(self._send_cancel(task_id), CANCEL_TIMEOUT)
+            await asyncio.wait_for(self._cancel_request(task_id), CANCEL_TIMEOUT)
         except Exception as error:
             logger.warning(
                 "could not cancel task %r on MCP server %r: %s",
@@ -282,20 +310,12 @@ class TaskFollower:
             return f"cancelling it on the server failed ({describe(error)})"
         return "the task was cancelled on the server"
 
-    async def _send_cancel(self, task_id: str) -> None:
+    async def _cancel_request(self, task_id: str) -> None:
         await self.host.connect()
         await self._with_one_reconnect(
             "tasks/cancel", lambda session: self.wire.cancel(session, task_id, self._timeout)
         )
         logger.info("cancelled task %r on MCP server %r", task_id, self.host.name)
-
-    async def _cancel_shielded(self, task_id: str) -> str:
-        """`_cancel` as a task of its own: if this call is cancelled while waiting for it,
-        the remote task is still cancelled."""
-        cancel = asyncio.create_task(self._cancel(task_id))
-        _background.add(cancel)
-        cancel.add_done_callback(_background.discard)
-        return await asyncio.shield(cancel)
 
     @property
     def _timeout(self) -> float | None:
@@ -306,6 +326,13 @@ def _record(state: TaskState, last: TaskState | None) -> None:
     """Tell the telemetry observer of each change of the task's status."""
     if last is None or last.status != state.status:
         get_telemetry_observer().remote_task_status(state.task_id, state.status)
+
+
+def _remaining(deadline: float | None) -> float | None:
+    """Seconds left before `deadline` (a loop time), or None without one."""
+    if deadline is None:
+        return None
+    return max(0.0, deadline - asyncio.get_running_loop().time())
 
 
 def _interval(state: TaskState) -> float:

@@ -5,12 +5,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import timedelta
 
+from agentry.features import ExperimentalFeature, experimental
+
 __all__ = ["MCPTaskOptions"]
 
 
+@experimental(ExperimentalFeature.MCP_LONG_RUNNING_TASKS)
 @dataclass(frozen=True)
 class MCPTaskOptions:
-    """Options for long-running MCP tasks (experimental).
+    """Options for long-running MCP tasks.
+
+    Experimental (feature `MCP_LONG_RUNNING_TASKS`): creating options emits an
+    `agentry.errors.ExperimentalWarning` once per process, and the API may change in a
+    minor release.
 
     A server may run a tool call as a task: it answers with a task id at once, and the
     client polls until the task ends, then returns the task's result as the tool's result.
@@ -25,8 +32,10 @@ class MCPTaskOptions:
             connection lost twice, nonsense answers, a declined question) is always
             cancelled; one that already ended on the server is not.
         max_task_wait: The longest the client waits for a task once it exists (polling,
-            reconnecting and fetching the result). When exceeded, the task is cancelled
-            and the call fails. None waits as long as the server keeps the task running.
+            reconnecting and fetching the result): a deadline. When it passes, the call
+            fails at once and the task is cancelled on the server in the background (the
+            tool's `close()` waits for that cancel). None waits as long as the server
+            keeps the task running.
 
     Example:
         >>> from datetime import timedelta

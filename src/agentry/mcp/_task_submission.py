@@ -33,7 +33,7 @@ async def submit_task(
     *,
     meta: Mapping[str, Any] | None,
     server: str,
-    options: MCPTaskOptions,
+    options: MCPTaskOptions | None,
     timeout: float | None,
 ) -> TaskState | CallToolResult | None:
     """Send a task-augmented `tools/call`.
@@ -59,7 +59,7 @@ async def submit_task(
             name,
             arguments,
             meta=meta,
-            ttl_milliseconds=options.ttl_milliseconds,
+            ttl_milliseconds=options.ttl_milliseconds if options is not None else None,
             timeout=timeout,
         )
     except MalformedTaskResponse as error:

@@ -8,22 +8,24 @@ from abc import ABC, abstractmethod
 from collections.abc import Collection, Mapping
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias, cast
 
-from agentry.errors import ToolExecutionError
+from agentry.errors import ToolExecutionError, require_extra
 from agentry.mcp._arguments import (
     AdditionalArgumentNames,
     allowed_argument_names,
     checked_extras,
     prepare_call_kwargs,
 )
+from agentry.mcp._background import BackgroundTasks
 from agentry.mcp._connection import Connection
 from agentry.mcp._errors import (
     MCPConnectionError,
     describe,
+    explained,
     first_problem,
     is_connection_loss,
     is_timeout,
 )
-from agentry.mcp._results import prompt_messages, resource_text, tool_result_text
+from agentry.mcp._results import prompt_messages, resource_text, tool_result_value
 from agentry.mcp._sampling import SamplingGuard, SamplingPolicy
 from agentry.mcp._task_options import MCPTaskOptions
 from agentry.observability import get_telemetry_observer
@@ -37,10 +39,10 @@ if TYPE_CHECKING:
 
     from agentry.mcp._task_wire import TaskState, TaskWire
     from agentry.protocols import SupportsChatGetResponse
-    from agentry.types import Message
+    from agentry.types import Content, Message
     from mcp import Client
 
-__all__ = ["MCPApprovalMode", "MCPConnectionError", "MCPTool"]
+__all__ = ["DEFAULT_REQUEST_TIMEOUT", "MCPApprovalMode", "MCPConnectionError", "MCPTool"]
 
 logger = logging.getLogger("agentry.mcp")
 
@@ -51,6 +53,12 @@ MCPApprovalMode: TypeAlias = (
 [...]}` by remote tool name (tools in neither list follow `never_require`)."""
 
 RESOURCE_TOOL = "read_resource"
+
+EVIDENCE_WAIT = 2.0
+"""Seconds a failing call waits for the transport to show why (a process to exit)."""
+
+DEFAULT_REQUEST_TIMEOUT = 60.0
+"""Seconds an MCP request may take unless the tool says otherwise (`request_timeout`)."""
 
 
 class MCPTool(ABC):
@@ -70,7 +78,9 @@ class MCPTool(ABC):
         additional_tool_argument_names: Extra argument names to forward: a list for every
             tool, or a mapping by remote tool name with `"*"` for every tool.
         approval_mode: Whether calls need a person's approval (see `MCPApprovalMode`).
-        request_timeout: Seconds one request may take before it fails.
+        request_timeout: Seconds one request may take before it fails with a
+            `ToolExecutionError` (default `DEFAULT_REQUEST_TIMEOUT`, 60 s; a tool call that
+            runs longer needs more). None waits as long as the server takes.
         connect_timeout: Seconds connecting may take.
         sampling_client: A chat client that answers the server's sampling requests.
             Without one, the client does not offer sampling and servers cannot use the model.
@@ -79,7 +89,11 @@ class MCPTool(ABC):
         protocol_mode: The SDK's protocol negotiation: `"auto"`, `"legacy"` (the
             2025-era handshake) or a protocol version.
         task_options: How calls the server runs as long-running tasks are waited for
-            and cancelled (see `MCPTaskOptions`).
+            and cancelled (see `MCPTaskOptions`, experimental); None uses the defaults.
+
+    Raises:
+        MissingExtraError: The `mcp` extra is not installed.
+        ValueError: `protocol_mode` is not one the SDK speaks.
     """
 
     def __init__(
@@ -91,7 +105,7 @@ class MCPTool(ABC):
         tool_name_prefix: str | None = None,
         additional_tool_argument_names: AdditionalArgumentNames | None = None,
         approval_mode: MCPApprovalMode = "never_require",
-        request_timeout: float | None = None,
+        request_timeout: float | None = DEFAULT_REQUEST_TIMEOUT,
         connect_timeout: float | None = 30.0,
         sampling_client: SupportsChatGetResponse | None = None,
         sampling_policy: SamplingPolicy | None = None,
@@ -99,6 +113,7 @@ class MCPTool(ABC):
         protocol_mode: str = "auto",
         task_options: MCPTaskOptions | None = None,
     ) -> None:
+        require_extra("mcp", feature=type(self).__name__)
         self.name = name
         self.description = description or f"Tools of the MCP server {name!r}."
         self.allowed_tools = frozenset(allowed_tools) if allowed_tools is not None else None
@@ -110,16 +125,18 @@ class MCPTool(ABC):
         self.sampling_client = sampling_client
         self.sampling_policy = sampling_policy or SamplingPolicy()
         self.resource_tool = resource_tool
-        self.protocol_mode = protocol_mode
-        self.task_options = task_options or MCPTaskOptions()
+        self.protocol_mode = _checked_protocol_mode(protocol_mode)
+        self.task_options = task_options
         self.remote_tools: dict[str, Tool] = {}
         """The server's tool definitions by remote name (as last loaded)."""
         self._functions: list[FunctionTool] = []
         self._task_tools: frozenset[str] = frozenset()
+        self._allowed_arguments: dict[str, frozenset[str]] = {}
         self._connection = Connection(name, self._make_client, self._listen_for_changes)
         self._connect_lock = asyncio.Lock()
         self._tools_stale = True
         self._listener: asyncio.Task[None] | None = None
+        self._background = BackgroundTasks()
 
     # region connection
 
@@ -128,14 +145,17 @@ class MCPTool(ABC):
         """What `mcp.Client` connects to: a URL, stdio parameters or a transport."""
 
     @property
-    def task_options(self) -> MCPTaskOptions:
-        """How long-running tasks are followed; replace the whole object to change it."""
+    def task_options(self) -> MCPTaskOptions | None:
+        """How long-running tasks are followed (None: the defaults, as `MCPTaskOptions()`
+        has them); replace the whole object to change it."""
         return self._task_options
 
     @task_options.setter
-    def task_options(self, options: MCPTaskOptions) -> None:
-        if not isinstance(options, MCPTaskOptions):  # pyright: ignore[reportUnnecessaryIsInstance]
-            raise TypeError(f"task_options must be an MCPTaskOptions, not {type(options).__name__}")
+    def task_options(self, options: MCPTaskOptions | None) -> None:
+        if options is not None and not isinstance(options, MCPTaskOptions):  # pyright: ignore[reportUnnecessaryIsInstance]
+            raise TypeError(
+                f"task_options must be an MCPTaskOptions or None, not {type(options).__name__}"
+            )
         self._task_options = options
 
     def _make_client(self) -> Client:
@@ -187,16 +207,27 @@ class MCPTool(ABC):
         try:
             await asyncio.wait_for(self._connection.open(), self.connect_timeout)
         except asyncio.TimeoutError:
+            problem = await self._transport_problem(settle=0)
             raise MCPConnectionError(
                 f"connecting to MCP server {self.name!r} took longer than "
-                f"{self.connect_timeout:g} s; check that it starts and answers, or raise "
-                "connect_timeout"
+                f"{self.connect_timeout:g} s; "
+                + (problem or "check that it starts and answers, or raise connect_timeout")
             ) from None
         except Exception as error:
+            problem = await self._transport_problem(settle=EVIDENCE_WAIT)
             raise MCPConnectionError(
-                f"cannot connect to MCP server {self.name!r}: {describe(error)}"
+                f"cannot connect to MCP server {self.name!r}: {explained(error, problem)}"
             ) from error
         self._tools_stale = True
+
+    async def _transport_problem(self, *, settle: float) -> str | None:
+        """What the transport saw go wrong, for error messages (a server process's exit
+        status and last words, an HTTP error status); None when it saw nothing.
+
+        Args:
+            settle: Seconds it may wait for the evidence to come in (a process to exit).
+        """
+        return None
 
     async def reconnect(self, *, replacing: ClientSession | None = None) -> None:
         """Replace the connection with a new one to the same server.
@@ -221,7 +252,9 @@ class MCPTool(ABC):
         return self._connection.is_open and client is not None and client.session is not broken
 
     async def close(self) -> None:
-        """Disconnect (a later use connects again)."""
+        """Disconnect (a later use connects again), after the cancels of given-up tasks
+        still being sent (each takes at most 10 s)."""
+        await self._background.wait()
         async with self._connect_lock:
             await self._close_connection()
 
@@ -280,14 +313,19 @@ class MCPTool(ABC):
         client = self._client()
         remote: dict[str, Tool] = {}
         task_tools: set[str] = set()
+        allowed_arguments: dict[str, frozenset[str]] = {}
         cursor: str | None = None
         while True:
             page = await self._request(
                 client, client.list_tools(cursor=cursor, cache_mode="refresh")
             )
             for definition in page.tools:
+                # Also for tools outside allowed_tools, which call_tool may still call.
                 if _requires_task(definition):
-                    task_tools.add(definition.name)  # also for calls outside allowed_tools
+                    task_tools.add(definition.name)
+                allowed_arguments[definition.name] = allowed_argument_names(
+                    definition.name, definition.input_schema, self.additional_tool_argument_names
+                )
                 if self.allowed_tools is None or definition.name in self.allowed_tools:
                     remote[definition.name] = definition
             cursor = page.next_cursor
@@ -295,6 +333,7 @@ class MCPTool(ABC):
                 break
         self.remote_tools = remote
         self._task_tools = frozenset(task_tools)
+        self._allowed_arguments = allowed_arguments
         functions = [self._function_for(definition) for definition in remote.values()]
         if self.resource_tool:
             functions.append(self._resource_function())
@@ -302,13 +341,9 @@ class MCPTool(ABC):
 
     def _function_for(self, definition: Tool) -> FunctionTool:
         remote_name = definition.name
-        allowed = allowed_argument_names(
-            remote_name, definition.input_schema, self.additional_tool_argument_names
-        )
 
-        async def call(**arguments: Any) -> str:
-            sent, meta = prepare_call_kwargs(allowed, arguments, {})
-            return tool_result_text(await self.call_tool(remote_name, sent, meta=meta))
+        async def call(**arguments: Any) -> str | list[Content]:
+            return tool_result_value(await self.call_tool(remote_name, arguments))
 
         return FunctionTool(
             func=call,
@@ -337,18 +372,52 @@ class MCPTool(ABC):
     async def call_tool(
         self, name: str, arguments: Mapping[str, Any], *, meta: Mapping[str, Any] | None = None
     ) -> CallToolResult:
-        """Call a remote tool by its remote name, as it is: no allowlist applies here.
+        """Call a remote tool by its remote name.
 
-        A tool the server runs as a long-running task (it declares `taskSupport:
-        "required"`, or on 2026 connections the server answers with a task) is followed
-        until it ends, and its result returned (see `MCPTaskOptions`).
+        Only the arguments the tool declares, and those `additional_tool_argument_names`
+        lists, are sent; a `_meta` argument becomes the request's metadata (`meta` wins
+        over it where both set a key). A tool the server runs as a long-running task (it
+        declares `taskSupport: "required"`, or on 2026 connections the server answers with
+        a task) is followed until it ends, and its result returned (see `MCPTaskOptions`).
 
         Raises:
             MCPConnectionError: The server is unreachable or the connection broke.
             ToolExecutionError: The server answered the call with a protocol error, or
                 the task failed or was given up.
         """
-        call = self._route(name, arguments, meta)
+        return await self._call(name, arguments, meta, as_task=False)
+
+    async def call_tool_as_task(
+        self, name: str, arguments: Mapping[str, Any], *, meta: Mapping[str, Any] | None = None
+    ) -> CallToolResult:
+        """Call a remote tool as a long-running task and wait for its result.
+
+        Arguments are filtered as by `call_tool`. On 2025-11-25 connections the call asks
+        for a task (with `default_ttl`), then polls `tasks/get` and fetches `tasks/result`.
+        A server that ignores the request answers directly; one that rejects it (method
+        not found, invalid params) is called again without it. On 2026 connections the
+        client always offers the tasks extension and the server decides whether the call
+        becomes a task.
+
+        Raises:
+            MCPConnectionError: The connection broke before the server named the task
+                (the call is not sent again: it may have started).
+            ToolExecutionError: The task failed, was cancelled, or was given up.
+        """
+        return await self._call(name, arguments, meta, as_task=True)
+
+    async def _call(
+        self,
+        name: str,
+        arguments: Mapping[str, Any],
+        meta: Mapping[str, Any] | None,
+        *,
+        as_task: bool,
+    ) -> CallToolResult:
+        """Every tools/call goes through here: the allowlist, then the route."""
+        await self.load_tools()  # connects if needed; the allowlist follows list changes
+        sent, meta_argument = prepare_call_kwargs(self._allowed_for(name), arguments, {})
+        merged_meta = {**(meta_argument or {}), **(meta or {})} or None
         return await get_telemetry_observer().remote_call(
             f"tools/call {name}",
             {
@@ -356,30 +425,41 @@ class MCPTool(ABC):
                 "gen_ai.tool.name": name,
                 "gen_ai.operation.name": "execute_tool",
             },
-            call,
-            sensitive_attributes=lambda: {"gen_ai.tool.call.arguments": _json(arguments)},
+            self._route(name, sent, merged_meta, as_task=as_task),
+            sensitive_attributes=lambda: {"gen_ai.tool.call.arguments": _json(sent)},
         )
 
-    async def call_tool_as_task(
-        self, name: str, arguments: Mapping[str, Any], *, meta: Mapping[str, Any] | None = None
+    def _allowed_for(self, name: str) -> frozenset[str]:
+        """The argument names a call of remote tool `name` may send (for a tool the server
+        did not list: only the configured extras)."""
+        allowed = self._allowed_arguments.get(name)
+        if allowed is None:
+            allowed = allowed_argument_names(name, {}, self.additional_tool_argument_names)
+        return allowed
+
+    async def _route(
+        self,
+        name: str,
+        arguments: Mapping[str, Any],
+        meta: Mapping[str, Any] | None,
+        *,
+        as_task: bool,
     ) -> CallToolResult:
-        """Call a remote tool as a long-running task and wait for its result.
+        client = self._client()
+        if as_task or self._needs_task(name, client):
+            return await self._call_as_task(client, name, arguments, meta)
+        return await self._call_plainly(client, name, arguments, meta)
 
-        On 2025-11-25 connections the call asks for a task (with `default_ttl`), then polls
-        `tasks/get` and fetches `tasks/result`. A server that ignores the request answers
-        directly; one that rejects it (method not found, invalid params) is called again
-        without it. On 2026 connections the client always offers the tasks extension and
-        the server decides whether the call becomes a task.
-
-        Raises:
-            MCPConnectionError: The connection broke before the server named the task
-                (the call is not sent again: it may have started).
-            ToolExecutionError: The task failed, was cancelled, or was given up.
-        """
+    async def _call_as_task(
+        self,
+        client: Client,
+        name: str,
+        arguments: Mapping[str, Any],
+        meta: Mapping[str, Any] | None,
+    ) -> CallToolResult:
         from agentry.mcp._task_submission import submit_task
         from agentry.mcp._task_wire import LegacyTaskWire, TaskState
 
-        client = await self._connected()
         if _speaks_task_extension(client):
             return await self._call_plainly(client, name, arguments, meta)
         try:
@@ -401,14 +481,6 @@ class MCPTool(ABC):
             return await self._follow(LegacyTaskWire(), outcome, name)
         return outcome  # the server ignored the task request and answered at once
 
-    async def _route(
-        self, name: str, arguments: Mapping[str, Any], meta: Mapping[str, Any] | None
-    ) -> CallToolResult:
-        client = await self._connected()  # first: connecting loads the tools' definitions
-        if self._needs_task(name, client):
-            return await self.call_tool_as_task(name, arguments, meta=meta)
-        return await self._call_plainly(client, name, arguments, meta)
-
     async def _call_plainly(
         self,
         client: Client,
@@ -429,7 +501,8 @@ class MCPTool(ABC):
     async def _follow(self, wire: TaskWire, state: TaskState, name: str) -> CallToolResult:
         from agentry.mcp._task_follower import TaskFollower
 
-        return await TaskFollower(self, wire, self.task_options, name).follow(state)
+        follower = TaskFollower(self, wire, self.task_options, name, background=self._background)
+        return await follower.follow(state)
 
     def _needs_task(self, name: str, client: Client) -> bool:
         """Whether a call must be sent as a task: the tool says so, on a connection of the
@@ -491,6 +564,7 @@ class MCPTool(ABC):
     async def _request(self, client: Client, call: Any, *, what: str = "request") -> Any:
         """Await one request made with `client`; if its connection broke, that connection
         is closed (unless already replaced) so the next use reconnects."""
+        from mcp_types import INTERNAL_ERROR
         from pydantic import ValidationError
 
         from mcp import MCPError
@@ -502,13 +576,14 @@ class MCPTool(ABC):
             if is_timeout(error):
                 raise self._timed_out(what) from error
             if is_connection_loss(error):
-                await self._drop_broken_connection(session)
-                raise MCPConnectionError(
-                    f"the connection to MCP server {self.name!r} broke during the {what}: "
-                    f"{error}; it reconnects on the next use"
-                ) from error
+                raise await self._broken(session, what, error) from error
+            # The SDK reports any HTTP error status as an internal error; say which.
+            problem = (
+                await self._transport_problem(settle=0) if error.code == INTERNAL_ERROR else None
+            )
             raise ToolExecutionError(
                 f"MCP server {self.name!r} refused the {what}: {error}"
+                + (f" ({problem})" if problem else "")
             ) from error
         except ValidationError as error:
             raise ToolExecutionError(
@@ -518,11 +593,19 @@ class MCPTool(ABC):
         except (TimeoutError, asyncio.TimeoutError) as error:
             raise self._timed_out(what) from error
         except (OSError, EOFError) as error:
-            await self._drop_broken_connection(session)
-            raise MCPConnectionError(
-                f"the connection to MCP server {self.name!r} broke during the {what}: "
-                f"{describe(error)}; it reconnects on the next use"
-            ) from error
+            raise await self._broken(session, what, error) from error
+
+    async def _broken(
+        self, session: ClientSession, what: str, error: BaseException
+    ) -> MCPConnectionError:
+        """The error for a connection that broke during `what`, naming the cause where the
+        transport saw it; the connection is closed so the next use reconnects."""
+        problem = await self._transport_problem(settle=EVIDENCE_WAIT)
+        await self._drop_broken_connection(session)
+        return MCPConnectionError(
+            f"the connection to MCP server {self.name!r} broke during the {what}: "
+            f"{explained(error, problem)}; it reconnects on the next use"
+        )
 
     def _timed_out(self, what: str) -> ToolExecutionError:
         limit = f" ({self.request_timeout:g} s)" if self.request_timeout else ""
@@ -564,6 +647,23 @@ class MCPTool(ABC):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r})"
+
+
+def _checked_protocol_mode(mode: str) -> str:
+    """`mode` if the SDK accepts it; checked here so a typo fails at once, not at connect."""
+    from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
+
+    if mode in ("auto", "legacy") or mode in MODERN_PROTOCOL_VERSIONS:
+        return mode
+    hint = (
+        "; a 2025-era version is spoken with protocol_mode='legacy'"
+        if mode in HANDSHAKE_PROTOCOL_VERSIONS
+        else ""
+    )
+    raise ValueError(
+        f"protocol_mode must be 'auto', 'legacy' or one of {', '.join(MODERN_PROTOCOL_VERSIONS)}, "
+        f"not {mode!r}{hint}"
+    )
 
 
 def _requires_task(definition: Tool) -> bool:

@@ -9,10 +9,14 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from agentry.errors import require_extra
 from agentry.mcp._tool import MCPTool
 
 if TYPE_CHECKING:
+    import httpx2
     from mcp.client._transport import TransportStreams
+
+    from agentry.mcp._stdio import ServerRun
 
 __all__ = ["MCPStdioTool", "MCPStreamableHTTPTool", "MCPWebsocketTool"]
 
@@ -26,7 +30,8 @@ class MCPStdioTool(MCPTool):
         args: Its arguments.
         env: Extra environment variables for it (over a minimal safe environment).
         cwd: Its working directory.
-        errlog: Where its standard error goes (default: this process's).
+        errlog: Where its standard error goes (default: this process's). Its last lines
+            are also quoted in the error when the server exits.
         **kwargs: The options of `MCPTool`.
 
     Example:
@@ -50,19 +55,31 @@ class MCPStdioTool(MCPTool):
         self.env = dict(env) if env is not None else None
         self.cwd = cwd
         self.errlog = errlog
+        self._run: ServerRun | None = None
 
     def _server(self) -> Any:
         from mcp.client.stdio import StdioServerParameters, stdio_client
 
+        from agentry.mcp._stdio import ServerRun, stdio_transport
+
         parameters = StdioServerParameters(
             command=self.command, args=self.args, env=self.env, cwd=self.cwd
         )
-        return stdio_client(parameters, errlog=self.errlog or _standard_error())
+        if sys.platform == "win32":  # the SDK's transport: it knows Windows process trees
+            self._run = None
+            return stdio_client(parameters, errlog=self.errlog or _standard_error())
+        self._run = ServerRun(self.name)
+        return stdio_transport(parameters, self._run, self.errlog)
+
+    async def _transport_problem(self, *, settle: float) -> str | None:
+        if self._run is None:
+            return None
+        return await self._run.cause(settle=settle)
 
 
 def _standard_error() -> TextIO:
-    """Where a server's standard error goes by default: this process's, when it is a real
-    file (in notebooks and captured test output it is not; the original stream is)."""
+    """Where a server's standard error goes by default on Windows (the SDK's transport
+    needs a real file): this process's, or the original stream in notebooks."""
     for stream in (sys.stderr, sys.__stderr__):
         try:
             if stream is not None:
@@ -106,6 +123,7 @@ class MCPStreamableHTTPTool(MCPTool):
         self.timeout = timeout
         self.sse_read_timeout = sse_read_timeout
         self.terminate_on_close = terminate_on_close
+        self._http_problem: str | None = None
 
     def _server(self) -> Any:
         return self._streams()
@@ -116,13 +134,37 @@ class MCPStreamableHTTPTool(MCPTool):
         from mcp.client.streamable_http import streamable_http_client
 
         timeout = httpx2.Timeout(self.timeout, read=self.sse_read_timeout)
-        http = httpx2.AsyncClient(headers=self.headers, timeout=timeout)
+        http = httpx2.AsyncClient(
+            headers=self.headers, timeout=timeout, event_hooks={"response": [self._note]}
+        )
         async with http:
             transport = streamable_http_client(
                 self.url, http_client=http, terminate_on_close=self.terminate_on_close
             )
             async with transport as streams:
                 yield streams
+
+    async def _note(self, response: httpx2.Response) -> None:
+        """Keep what the last failed request was answered, for error messages (the SDK
+        reports any HTTP error status as "Server returned an error response")."""
+        if response.request.method != "POST":
+            return  # the optional GET stream and the closing DELETE may be refused
+        self._http_problem = _http_problem(response) if response.status_code >= 400 else None
+
+    async def _transport_problem(self, *, settle: float) -> str | None:
+        return self._http_problem
+
+
+def _http_problem(response: httpx2.Response) -> str:
+    status = f"HTTP {response.status_code} {response.reason_phrase}".rstrip()
+    if response.status_code in (401, 403):
+        challenge = response.headers.get("www-authenticate")
+        detail = f" (WWW-Authenticate: {challenge})" if challenge else ""
+        return (
+            f"the server answered {status}{detail}: check the credentials sent with "
+            "headers= (for example the Authorization header)"
+        )
+    return f"the server answered {status}"
 
 
 class MCPWebsocketTool(MCPTool):
@@ -151,6 +193,7 @@ class MCPWebsocketTool(MCPTool):
         open_timeout: float = 30.0,
         **kwargs: Any,
     ) -> None:
+        require_extra("mcp", feature="MCPWebsocketTool", packages=("websockets",))
         super().__init__(name, **kwargs)
         self.url = url
         self.headers = dict(headers or {})

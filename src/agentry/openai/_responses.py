@@ -21,6 +21,7 @@ from agentry.openai._shared import (
     tool_choice_parts,
     usage_details,
 )
+from agentry.tools import tool_result_contents, tool_result_to_text
 from agentry.types import ChatOptions, ChatResponse, ChatResponseUpdate, Content, Message
 
 if TYPE_CHECKING:
@@ -205,12 +206,26 @@ def _to_items(message: Message) -> list[dict[str, Any]]:
                 {
                     "type": "function_call_output",
                     "call_id": content.call_id,
-                    "output": function_result_text(content),
+                    "output": _function_output(content),
                 }
             )
     if parts:
         items.insert(0, {"type": "message", "role": message.role, "content": parts})
     return [*reasoning, *items]
+
+
+def _function_output(content: Content) -> str | list[dict[str, Any]]:
+    """A function result as the model gets it: text, or parts when the tool returned
+    media with its text (an MCP tool's image, say), which the Responses API passes on."""
+    contents = tool_result_contents(content.result)
+    if contents is None or not any(c.type in ("data", "uri") and c.uri for c in contents):
+        return function_result_text(content)
+    return [
+        _input_part(c)
+        if c.type in ("data", "uri") and c.uri
+        else {"type": "input_text", "text": tool_result_to_text(c)}
+        for c in contents
+    ]
 
 
 def _input_part(content: Content) -> dict[str, Any]:

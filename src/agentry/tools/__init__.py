@@ -12,6 +12,7 @@ from agentry.tools._invocation import (
     ToolCallBatch,
     invoke_function_calls,
 )
+from agentry.tools._result_contents import tool_result_contents
 from agentry.tools._schema import ToolSchemaWarning
 from agentry.tools._sources import ToolSource, expand_tool_sources
 from agentry.tools._tool_list import check_unique_tool_names, normalize_tools
@@ -29,5 +30,6 @@ __all__ = [
     "invoke_function_calls",
     "normalize_tools",
     "tool",
+    "tool_result_contents",
     "tool_result_to_text",
 ]

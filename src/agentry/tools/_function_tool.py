@@ -265,9 +265,15 @@ def tool(
 
 
 def tool_result_to_text(result: Any) -> str:
-    """A tool result as the text a model reads: strings as they are, the rest as JSON."""
+    """A tool result as the text a model reads: strings as they are, contents (see
+    `tool_result_contents`) as their text with media described, the rest as JSON."""
     if isinstance(result, str):
         return result
+    from agentry.tools._result_contents import describe_content, tool_result_contents
+
+    contents = tool_result_contents(result)
+    if contents is not None:
+        return "\n".join(text for text in map(describe_content, contents) if text)
     dump = getattr(result, "model_dump_json", None)
     if callable(dump):
         return cast("str", dump())

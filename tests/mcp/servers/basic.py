@@ -5,13 +5,14 @@ Run it with `python basic.py` (stdio) or `python basic.py http PORT` (streamable
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import sys
 from typing import Annotated, Any
 
 from mcp.server import MCPServer
-from mcp.server.mcpserver import Context
+from mcp.server.mcpserver import Context, Image
 from mcp.server.mcpserver.resolve import Resolve, Sample
 from mcp_types import CreateMessageResult, SamplingMessage, TextContent
 
@@ -46,6 +47,18 @@ async def sleep(seconds: float) -> str:
 
     await asyncio.sleep(seconds)
     return "awake"
+
+
+PIXEL = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+)
+"""A 1x1 PNG."""
+
+
+@server.tool(structured_output=False)
+def chart() -> list[Any]:
+    """The week's sales as a chart (an image)."""
+    return ["The week's sales:", Image(data=PIXEL, format="png")]
 
 
 @server.tool()
