@@ -128,11 +128,6 @@ async def test_function_invocation_kwargs_supply_opted_in_values_and_the_model_w
     assert seen["session"] == "from the model"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="MCPTool.call_tool forwards every argument; the allowlist applies only to the "
-    "agent's function tools (being moved to the one place every tools/call passes)",
-)
 async def test_the_allowlist_applies_to_call_tool_too() -> None:
     async with basic_server() as server:
         result = await server.call_tool(
@@ -143,11 +138,6 @@ async def test_the_allowlist_applies_to_call_tool_too() -> None:
     assert (seen["options"], seen["session"]) == (None, "")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a bare string in additional_tool_argument_names raises TypeError (being changed "
-    "to mean one name)",
-)
 async def test_a_bare_string_of_additional_names_is_one_name() -> None:
     model = echo_call(text="hi", session="s1")
     seen = await seen_by_server(
