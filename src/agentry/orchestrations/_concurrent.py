@@ -100,7 +100,9 @@ class ConcurrentOrchestrator(Orchestrator):
 
 
 class _Dispatch(ConversationStart):
-    async def start(self, conversation: list[Message], ctx: WorkflowContext[Any, Any]) -> None:
+    async def start(
+        self, conversation: list[Message], ctx: WorkflowContext[AgentTurn, list[Message]]
+    ) -> None:
         await ctx.send_message(AgentTurn(conversation))
 
 

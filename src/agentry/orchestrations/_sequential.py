@@ -57,7 +57,9 @@ class SequentialOrchestrator(Orchestrator):
 
 
 class _SequentialStart(ConversationStart):
-    async def start(self, conversation: list[Message], ctx: WorkflowContext[Any, Any]) -> None:
+    async def start(
+        self, conversation: list[Message], ctx: WorkflowContext[AgentTurn, list[Message]]
+    ) -> None:
         ctx.set_state(_INPUT_LENGTH, len(conversation))
         await ctx.send_message(AgentTurn(conversation))
 

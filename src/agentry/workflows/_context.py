@@ -11,8 +11,8 @@ if TYPE_CHECKING:
 
 __all__ = ["RunHooks", "WorkflowContext"]
 
-OutT = TypeVar("OutT", default=Never)
-WorkflowOutT = TypeVar("WorkflowOutT", default=Never)
+OutT = TypeVar("OutT", contravariant=True, default=Never)
+WorkflowOutT = TypeVar("WorkflowOutT", contravariant=True, default=Never)
 
 
 class RunHooks(Protocol):

@@ -116,7 +116,7 @@ class Executor:
         """The output types it may yield; None when some handler does not say."""
         return _union_of(e[1] for e in self._emits)
 
-    def can_handle(self, message: Any) -> bool:
+    def can_handle(self, message: object) -> bool:
         """Whether some handler accepts `message`."""
         return self._dispatcher.find(message) is not None
 
@@ -132,7 +132,7 @@ class Executor:
     # region running
 
     async def handle_response(
-        self, request_data: Any, response: Any, ctx: WorkflowContext[Any, Any]
+        self, request_data: Any, response: Any, ctx: WorkflowContext[object, object]
     ) -> None:
         """Deliver the answer to a request this executor made (to its `@response_handler`).
 
@@ -149,7 +149,7 @@ class Executor:
         await entry.call(request_data, response, ctx)
 
     async def _on_response(
-        self, delivery: ResponseDelivery, ctx: WorkflowContext[Any, Any]
+        self, delivery: ResponseDelivery, ctx: WorkflowContext[object, object]
     ) -> None:
         """Take an answer from the runner (sub-workflows override this to route by id)."""
         await self.handle_response(delivery.request.data, delivery.response, ctx)

@@ -34,7 +34,7 @@ __all__ = [
 HANDLER_ATTR = "__agentry_workflow_handler__"
 RESPONSE_HANDLER_ATTR = "__agentry_workflow_response_handler__"
 
-HandlerCall = Callable[[Any, WorkflowContext[Any, Any]], Awaitable[Any]]
+HandlerCall = Callable[[Any, WorkflowContext[object, object]], Awaitable[Any]]
 """A handler ready to call: `(message, ctx)`, whatever its own signature."""
 
 _FuncT = TypeVar("_FuncT", bound=Callable[..., Any])
@@ -221,19 +221,21 @@ def make_call(func: Callable[..., Any], takes_context: bool) -> HandlerCall:
     if not inspect.iscoroutinefunction(func):
         if takes_context:
 
-            async def call_sync_with_context(message: Any, ctx: WorkflowContext[Any, Any]) -> Any:
+            async def call_sync_with_context(
+                message: object, ctx: WorkflowContext[object, object]
+            ) -> Any:
                 return await asyncio.to_thread(func, message, ctx)
 
             return call_sync_with_context
 
-        async def call_sync(message: Any, ctx: WorkflowContext[Any, Any]) -> Any:
+        async def call_sync(message: object, ctx: WorkflowContext[object, object]) -> Any:
             return await asyncio.to_thread(func, message)
 
         return call_sync
     if takes_context:
         return cast(HandlerCall, func)
 
-    async def call_without_context(message: Any, ctx: WorkflowContext[Any, Any]) -> Any:
+    async def call_without_context(message: object, ctx: WorkflowContext[object, object]) -> Any:
         return await func(message)
 
     return functools.update_wrapper(call_without_context, func)
@@ -268,7 +270,7 @@ class Dispatcher:
         """The declared input types, in handler order."""
         return [entry.spec.input_type for entry in self.entries]
 
-    def find(self, message: Any) -> HandlerEntry | None:
+    def find(self, message: object) -> HandlerEntry | None:
         """The handler for `message`, or None when no handler accepts it."""
         cls: type[Any] = message.__class__
         try:
@@ -301,7 +303,7 @@ class ResponseEntry:
         name: str,
         request_type: Any,
         response_type: Any,
-        call: Callable[[Any, Any, WorkflowContext[Any, Any]], Awaitable[Any]],
+        call: Callable[[Any, Any, WorkflowContext[object, object]], Awaitable[Any]],
     ) -> None:
         self.name = name
         self.request = compile_matcher(request_type)

@@ -243,7 +243,9 @@ class Runner:
         executor_id = executor.id
         for message, source, entry in deliveries:
             sink(quick_event("executor_invoked", message, executor_id, None))
-            ctx: WorkflowContext[Any, Any] = WorkflowContext(self, executor_id, source, outbox)
+            ctx: WorkflowContext[object, object] = WorkflowContext(
+                self, executor_id, source, outbox
+            )
             try:
                 if entry is not None:
                     result = await entry.call(message, ctx)

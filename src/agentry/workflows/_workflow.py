@@ -36,7 +36,7 @@ OutputKind = Literal["output", "intermediate"] | None
 class _Plan:
     """What one `run` call asks for, checked before anything runs."""
 
-    message: Any = None
+    message: object = None
     responses: Mapping[str, Any] | None = None
     checkpoint_id: str | None = None
     storage: CheckpointStorage | None = None
@@ -137,7 +137,7 @@ class Workflow:
     @overload
     def run(
         self,
-        message: Any = None,
+        message: object = None,
         *,
         stream: Literal[False] = False,
         responses: Mapping[str, Any] | None = None,
@@ -149,7 +149,7 @@ class Workflow:
     @overload
     def run(
         self,
-        message: Any = None,
+        message: object = None,
         *,
         stream: Literal[True],
         responses: Mapping[str, Any] | None = None,
@@ -160,7 +160,7 @@ class Workflow:
 
     def run(
         self,
-        message: Any = None,
+        message: object = None,
         *,
         stream: bool = False,
         responses: Mapping[str, Any] | None = None,
@@ -203,7 +203,7 @@ class Workflow:
 
     def _plan(
         self,
-        message: Any,
+        message: object,
         responses: Mapping[str, Any] | None,
         checkpoint_id: str | None,
         storage: CheckpointStorage | None,
