@@ -201,7 +201,7 @@ class FunctionTool:
             return await result
         return result
 
-    async def __call__(self, **arguments: Any) -> Any:
+    async def __call__(self, **arguments: object) -> Any:
         """Call the tool directly with keyword arguments (validated like a model's call)."""
         return await self.invoke(arguments=arguments)
 
@@ -264,7 +264,7 @@ def tool(
     return wrap(func) if func is not None else wrap
 
 
-def tool_result_to_text(result: Any) -> str:
+def tool_result_to_text(result: object) -> str:
     """A tool result as the text a model reads: strings as they are, the rest as JSON."""
     if isinstance(result, str):
         return result

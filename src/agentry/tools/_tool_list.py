@@ -59,7 +59,7 @@ def check_unique_tool_names(tools: Sequence[Any]) -> None:
         )
 
 
-def tool_name(item: Any) -> str | None:
+def tool_name(item: object) -> str | None:
     """The name the model calls a tool by; None for items without one (tool sources)."""
     if isinstance(item, Mapping):
         declaration = cast(Mapping[str, Any], item)
@@ -104,7 +104,7 @@ def _as_tool(item: object) -> Any:
     raise TypeError(f"{item!r} ({type(item).__name__}) is not a tool; {_WHAT_A_TOOL_IS}")
 
 
-def _describe(item: Any) -> str:
+def _describe(item: object) -> str:
     name = tool_name(item)
     properties: Any = getattr(item, "additional_properties", None)
     if isinstance(properties, Mapping):

@@ -162,7 +162,7 @@ class Content:
         call_id: str | None = None,
         name: str | None = None,
         arguments: str | Mapping[str, Any] | None = None,
-        result: Any = None,
+        result: object = None,
         exception: BaseException | None = None,
         message: str | None = None,
         error_code: str | None = None,
@@ -172,7 +172,7 @@ class Content:
         approved: bool | None = None,
         protected_data: str | None = None,
         additional_properties: dict[str, Any] | None = None,
-        raw_representation: Any = None,
+        raw_representation: object = None,
     ) -> None:
         self.type: ContentType = type
         self.text = text
@@ -527,7 +527,7 @@ def _join_arguments(
     raise ContentError("cannot merge streamed function-call arguments of mixed kinds")
 
 
-def _jsonable(value: Any) -> Any:
+def _jsonable(value: object) -> Any:
     """Tool results are usually JSON already; anything else is stored as its string form."""
     if value is None or isinstance(value, (str, int, float, bool)):
         return value

@@ -2,9 +2,7 @@
 
 from typing import TypeAlias
 
-JsonValue: TypeAlias = (
-    str | int | float | bool | None | list["JsonValue"] | dict[str, "JsonValue"]
-)
+JsonValue: TypeAlias = str | int | float | bool | list["JsonValue"] | dict[str, "JsonValue"] | None
 """Any value `json.loads` can return: a string, number, boolean, null, list or object."""
 
 JsonObject: TypeAlias = dict[str, JsonValue]

@@ -73,7 +73,7 @@ class Message(SerializationMixin):
         author_name: str | None = None,
         message_id: str | None = None,
         additional_properties: dict[str, Any] | None = None,
-        raw_representation: Any = None,
+        raw_representation: object = None,
     ) -> None:
         if role not in _ROLES:
             raise ValueError(_role_problem(role, contents))

@@ -95,7 +95,7 @@ class SerializationMixin:
         return cls.from_dict(cast("dict[str, Any]", data))
 
 
-def _plain(value: Any) -> Any:
+def _plain(value: object) -> Any:
     if isinstance(value, SerializationMixin):
         return value.to_dict()
     if isinstance(value, (list, tuple)):
@@ -121,7 +121,7 @@ def _shape_of(cls: type) -> type:
     return stored_fields(TypedDict(f"{cls.__name__}Fields", fields))  # type: ignore[operator]
 
 
-def _stored_type(hint: Any) -> Any:
+def _stored_type(hint: object) -> Any:
     """`hint` with every serializable dataclass replaced by its stored shape."""
     if isinstance(hint, type) and _is_serializable_dataclass(hint):
         return _shape_of(hint)
@@ -140,7 +140,7 @@ def _build(cls: type, fields: dict[str, Any]) -> Any:
     return cls(**{name: _rebuild(hints[name], value) for name, value in fields.items()})
 
 
-def _rebuild(hint: Any, value: object) -> object:
+def _rebuild(hint: object, value: object) -> object:
     """`value`, checked against `hint`, with the dicts of serializable dataclasses rebuilt."""
     origin, args = get_origin(hint), get_args(hint)
     if isinstance(value, list):

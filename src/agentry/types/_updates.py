@@ -73,7 +73,7 @@ class _UpdateBase(SerializationMixin):
         response_id: str | None = None,
         created_at: str | None = None,
         additional_properties: dict[str, Any] | None = None,
-        raw_representation: Any = None,
+        raw_representation: object = None,
     ) -> None:
         self.contents = to_contents(contents)
         self.role = role
@@ -153,7 +153,7 @@ class ChatResponseUpdate(_UpdateBase):
         finish_reason: FinishReason | None = None,
         created_at: str | None = None,
         additional_properties: dict[str, Any] | None = None,
-        raw_representation: Any = None,
+        raw_representation: object = None,
     ) -> None:
         super().__init__(
             contents=contents,
@@ -189,7 +189,7 @@ class AgentResponseUpdate(_UpdateBase):
         finish_reason: FinishReason | None = None,
         created_at: str | None = None,
         additional_properties: dict[str, Any] | None = None,
-        raw_representation: Any = None,
+        raw_representation: object = None,
     ) -> None:
         super().__init__(
             contents=contents,

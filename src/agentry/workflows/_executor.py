@@ -132,7 +132,7 @@ class Executor:
     # region running
 
     async def handle_response(
-        self, request_data: Any, response: Any, ctx: WorkflowContext[object, object]
+        self, request_data: object, response: object, ctx: WorkflowContext[object, object]
     ) -> None:
         """Deliver the answer to a request this executor made (to its `@response_handler`).
 

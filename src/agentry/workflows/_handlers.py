@@ -54,7 +54,7 @@ def handler(func: _FuncT, /) -> _FuncT: ...
 
 @overload
 def handler(
-    *, input: Any = ..., output: Any = ..., workflow_output: Any = ...
+    *, input: object = ..., output: object = ..., workflow_output: object = ...
 ) -> Callable[[_FuncT], _FuncT]: ...
 
 
@@ -199,7 +199,7 @@ def _type_hints(func: Callable[..., Any], where: str) -> dict[str, Any]:
 
 
 def _context_types(
-    annotation: Any, where: str
+    annotation: object, where: str
 ) -> tuple[tuple[Any, ...] | None, tuple[Any, ...] | None]:
     """What a `WorkflowContext[...]` annotation allows: (sends, yields); None means unsaid."""
     if annotation is WorkflowContext or annotation is inspect.Parameter.empty:
@@ -301,8 +301,8 @@ class ResponseEntry:
     def __init__(
         self,
         name: str,
-        request_type: Any,
-        response_type: Any,
+        request_type: object,
+        response_type: object,
         call: Callable[[Any, Any, WorkflowContext[object, object]], Awaitable[Any]],
     ) -> None:
         self.name = name
@@ -319,7 +319,7 @@ class ResponseDispatcher:
     def __init__(self, entries: Sequence[ResponseEntry]) -> None:
         self.entries = list(entries)
 
-    def find(self, request: Any, response: Any) -> ResponseEntry | None:
+    def find(self, request: object, response: object) -> ResponseEntry | None:
         """The closest-typed handler accepting both, or None."""
         candidates = [
             e for e in self.entries if e.request.check(request) and e.response.check(response)
@@ -334,6 +334,6 @@ class ResponseDispatcher:
         )
 
 
-def _class(value: Any) -> type[Any]:
+def _class(value: object) -> type[Any]:
     cls: type[Any] = value.__class__
     return cls

@@ -25,7 +25,7 @@ class PendingRequest:
     __slots__ = ("data", "request_id", "response_type", "source_executor_id")
 
     def __init__(
-        self, request_id: str, source_executor_id: str, data: Any, response_type: Any
+        self, request_id: str, source_executor_id: str, data: object, response_type: object
     ) -> None:
         self.request_id = request_id
         self.source_executor_id = source_executor_id
@@ -47,7 +47,7 @@ class ResponseDelivery:
 
     __slots__ = ("request", "response")
 
-    def __init__(self, request: PendingRequest, response: Any) -> None:
+    def __init__(self, request: PendingRequest, response: object) -> None:
         self.request = request
         self.response = response
 
@@ -178,7 +178,7 @@ def _request_from(record: Mapping[str, Any], executors: Mapping[str, Executor]) 
     )
 
 
-def _known(executor_id: Any, executors: Mapping[str, Executor]) -> str:
+def _known(executor_id: object, executors: Mapping[str, Executor]) -> str:
     if executor_id not in executors:
         raise WorkflowCheckpointException(
             f"the checkpoint refers to executor {executor_id!r}, which this workflow does not "

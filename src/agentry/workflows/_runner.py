@@ -96,7 +96,7 @@ class Runner:
         """Report an event to the caller."""
         self._sink(event)
 
-    def yield_output(self, executor_id: str, output: Any) -> None:
+    def yield_output(self, executor_id: str, output: object) -> None:
         """Report an executor's output as Workflow Output, Intermediate Output, or not."""
         kind = self._kinds.get(executor_id, self._default_kind)
         if kind == "output":
@@ -105,14 +105,14 @@ class Runner:
         elif kind == "intermediate":
             self._sink(quick_event("intermediate", output, executor_id, None))
 
-    def pass_on_intermediate_output(self, executor_id: str, output: Any) -> None:
+    def pass_on_intermediate_output(self, executor_id: str, output: object) -> None:
         """Report a sub-workflow's Intermediate Output as its executor's, unless the
         executor's outputs are hidden."""
         if self._kinds.get(executor_id, self._default_kind) is not None:
             self._sink(quick_event("intermediate", output, executor_id, None))
 
     def request_info(
-        self, executor_id: str, data: Any, response_type: Any, request_id: str | None
+        self, executor_id: str, data: object, response_type: object, request_id: str | None
     ) -> str:
         """Record a request for the caller and announce it."""
         request_id = request_id or uuid.uuid4().hex
