@@ -109,7 +109,7 @@ class BaseAgent:
         self.middleware: list[MiddlewareTypes] = list(middleware or [])
         self.additional_properties = additional_properties or {}
 
-    def __init_subclass__(cls, **kwargs: Any) -> None:
+    def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
         run = cls.__dict__.get("run")
         if run is not None and "stream" not in inspect.signature(run).parameters:
@@ -223,7 +223,7 @@ class BaseAgent:
         """
         from agentry.middleware import FunctionInvocationContext
 
-        async def run_agent(context: FunctionInvocationContext, **arguments: Any) -> str:
+        async def run_agent(context: FunctionInvocationContext, **arguments: object) -> str:
             session = context.session if propagate_session else None
             response = await self.run(str(arguments[arg_name]), session=session)
             return response.text
@@ -264,7 +264,7 @@ def _one_method_run(
         *,
         stream: bool = False,
         session: AgentSession | None = None,
-        **kwargs: Any,
+        **kwargs: object,
     ) -> Awaitable[AgentResponse] | ResponseStream[AgentResponseUpdate, AgentResponse]:
         if kwargs and not takes_any:
             unknown = [name for name in kwargs if name not in declared]

@@ -113,7 +113,7 @@ def scripted_client_from_file(path: str, *, model: str | None = None) -> Any:
     return ScriptedChatClient(responses, chunk_size=chunk_size, model=model or "scripted")
 
 
-def _script_item(item: Any, path: str, index: int) -> Any:
+def _script_item(item: object, path: str, index: int) -> Any:
     from agentry.clients.scripted import ScriptedChatClient
     from agentry.errors import ChatClientError
 
@@ -136,7 +136,7 @@ def _script_item(item: Any, path: str, index: int) -> Any:
     )
 
 
-def _tool_call(call: Any, path: str, index: int) -> tuple[str, Any, str | None]:
+def _tool_call(call: object, path: str, index: int) -> tuple[str, Any, str | None]:
     if not isinstance(call, dict) or not isinstance(call.get("name"), str):  # pyright: ignore[reportUnknownMemberType]
         raise CliError(
             f'a tool call in answer {index} of script file {path!r} needs a "name": '

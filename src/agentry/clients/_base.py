@@ -89,7 +89,7 @@ class BaseChatClient:
         self.middleware: list[MiddlewareTypes] = list(middleware or [])
         self.additional_properties = additional_properties or {}
 
-    def __init_subclass__(cls, **kwargs: Any) -> None:
+    def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
         overrides_plain = cls._inner_get_response is not BaseChatClient._inner_get_response
         overrides_stream = (

@@ -160,7 +160,7 @@ class ScriptedChatClient(BaseChatClient):
             for chunk in self._chunked(update):
                 yield chunk
 
-    def _as_response(self, item: Any) -> ChatResponse:
+    def _as_response(self, item: object) -> ChatResponse:
         if isinstance(item, ChatResponse):
             if item.model is None:
                 item.model = self.model

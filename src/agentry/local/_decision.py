@@ -163,7 +163,7 @@ def inline_refs(schema: Mapping[str, Any]) -> dict[str, Any]:
         **cast("dict[str, Any]", root.get("$defs") or {}),
     }
 
-    def resolve(node: Any, seen: tuple[str, ...]) -> Any:
+    def resolve(node: object, seen: tuple[str, ...]) -> Any:
         if isinstance(node, list):
             return [resolve(item, seen) for item in cast("list[Any]", node)]
         if not isinstance(node, dict):

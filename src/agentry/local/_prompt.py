@@ -152,7 +152,7 @@ def _tool_rules(mode: PromptMode) -> str:
     return "\n".join(lines)
 
 
-def _type_name(schema: Any) -> str:
+def _type_name(schema: object) -> str:
     if isinstance(schema, dict):
         kind: Any = cast("dict[str, Any]", schema).get("type", "any")
         return str(kind)

@@ -39,7 +39,7 @@ def _declared_tool(function: Mapping[str, Any]) -> ToolSpec:
     )
 
 
-def response_schema(response_format: Any) -> dict[str, Any] | None:
+def response_schema(response_format: object) -> dict[str, Any] | None:
     """The JSON schema of a response format: a pydantic model class or a schema dict.
 
     Raises:

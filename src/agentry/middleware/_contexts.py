@@ -75,7 +75,7 @@ class ChatContext:
     def __init__(
         self,
         *,
-        client: Any,
+        client: object,
         messages: list[Message],
         options: ChatOptions,
         stream: bool = False,

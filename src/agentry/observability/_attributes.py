@@ -85,7 +85,7 @@ OPERATION_DURATION = "gen_ai.client.operation.duration"
 TIME_TO_FIRST_CHUNK = "gen_ai.client.operation.time_to_first_chunk"
 
 
-def to_json(value: Any) -> str:
+def to_json(value: object) -> str:
     """`value` as JSON text; what JSON cannot hold is written as its `str`."""
     if isinstance(value, str):
         return value

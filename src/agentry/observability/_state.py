@@ -37,8 +37,8 @@ redact_text: Callable[[str], str] | None = None
 def enable_instrumentation(
     *,
     enable_sensitive_data: bool = False,
-    tracer_provider: Any = None,
-    meter_provider: Any = None,
+    tracer_provider: object = None,
+    meter_provider: object = None,
     redact: Callable[[str], str] | None = None,
 ) -> None:
     """Turn on spans and metrics, sent to the given providers (default: the global ones).
@@ -79,7 +79,7 @@ def is_instrumentation_enabled() -> bool:
     return enabled
 
 
-def _set_providers(tracer: Any, meter: Any) -> None:
+def _set_providers(tracer: object, meter: object) -> None:
     global tracer_provider, meter_provider
     tracer_provider = tracer
     meter_provider = meter

@@ -344,7 +344,7 @@ class _MagenticManager(ConversationLoop):
 
     # endregion
 
-    async def _ask(self, prompt: str, response_format: Any) -> Any:
+    async def _ask(self, prompt: str, response_format: object) -> Any:
         messages = [*self.conversation, Message("user", [prompt])]
         kwargs: dict[str, Any] = (
             {"options": {"response_format": response_format}} if response_format else {}

@@ -77,7 +77,7 @@ class AgentReply:
         return "\n".join(m.text for m in self.messages if m.text)
 
 
-def is_agent(value: Any) -> bool:
+def is_agent(value: object) -> bool:
     """Whether `value` looks like an agent (has `run` and `create_session`)."""
     return callable(getattr(value, "run", None)) and hasattr(value, "create_session")
 

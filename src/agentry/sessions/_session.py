@@ -63,7 +63,7 @@ def register_state_type(cls: _StateT, *, name: str | None = None) -> _StateT:
     return cls
 
 
-def _encode(value: Any, path: str) -> Any:
+def _encode(value: object, path: str) -> Any:
     if value is None or isinstance(value, (str, int, float, bool)):
         return value
     if isinstance(value, Mapping):
@@ -81,7 +81,7 @@ def _encode(value: Any, path: str) -> Any:
     )
 
 
-def _decode(value: Any, path: str) -> Any:
+def _decode(value: object, path: str) -> Any:
     if isinstance(value, list):
         items = cast("list[Any]", value)
         return [_decode(v, f"{path}[{i}]") for i, v in enumerate(items)]
