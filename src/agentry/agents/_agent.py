@@ -78,7 +78,7 @@ class Agent(BaseAgent):
         id: str | None = None,
         name: str | None = None,
         description: str | None = None,
-        tools: Sequence[Any] | Any | None = None,
+        tools: Sequence[object] | object | None = None,
         default_options: ChatOptions | None = None,
         middleware: Sequence[MiddlewareTypes] | None = None,
         context_providers: Sequence[ContextProvider] | None = None,
@@ -132,9 +132,9 @@ class Agent(BaseAgent):
         stream: Literal[False] = False,
         session: AgentSession | None = None,
         options: ChatOptions | None = None,
-        tools: Sequence[Any] | Any | None = None,
+        tools: Sequence[object] | object | None = None,
         middleware: Sequence[MiddlewareTypes] | None = None,
-        function_invocation_kwargs: Mapping[str, Any] | None = None,
+        function_invocation_kwargs: Mapping[str, object] | None = None,
     ) -> Awaitable[AgentResponse]: ...
 
     @overload
@@ -145,9 +145,9 @@ class Agent(BaseAgent):
         stream: Literal[True],
         session: AgentSession | None = None,
         options: ChatOptions | None = None,
-        tools: Sequence[Any] | Any | None = None,
+        tools: Sequence[object] | object | None = None,
         middleware: Sequence[MiddlewareTypes] | None = None,
-        function_invocation_kwargs: Mapping[str, Any] | None = None,
+        function_invocation_kwargs: Mapping[str, object] | None = None,
     ) -> ResponseStream[AgentResponseUpdate, AgentResponse]: ...
 
     @suggest_keywords
@@ -158,9 +158,9 @@ class Agent(BaseAgent):
         stream: bool = False,
         session: AgentSession | None = None,
         options: ChatOptions | None = None,
-        tools: Sequence[Any] | Any | None = None,
+        tools: Sequence[object] | object | None = None,
         middleware: Sequence[MiddlewareTypes] | None = None,
-        function_invocation_kwargs: Mapping[str, Any] | None = None,
+        function_invocation_kwargs: Mapping[str, object] | None = None,
     ) -> Awaitable[AgentResponse] | ResponseStream[AgentResponseUpdate, AgentResponse]:
         """Run the agent on `messages`.
 

@@ -295,7 +295,7 @@ def _one_method_run(
     return run
 
 
-def _declared_keywords(implementation: Callable[..., Any]) -> tuple[frozenset[str], bool]:
+def _declared_keywords(implementation: Callable[..., object]) -> tuple[frozenset[str], bool]:
     """The keyword arguments a custom `run` takes besides the messages and the session,
     and whether it takes any (`**kwargs`)."""
     parameters = list(inspect.signature(implementation).parameters.values())[2:]
@@ -307,14 +307,14 @@ def _declared_keywords(implementation: Callable[..., Any]) -> tuple[frozenset[st
     return declared, takes_any
 
 
-def _is_async_function(function: Callable[..., Any]) -> bool:
+def _is_async_function(function: Callable[..., object]) -> bool:
     return inspect.iscoroutinefunction(function) or inspect.iscoroutinefunction(
         inspect.unwrap(function)
     )
 
 
 async def _updates_of(
-    agent: BaseAgent, result: Awaitable[Any]
+    agent: BaseAgent, result: Awaitable[object]
 ) -> AsyncIterator[AgentResponseUpdate]:
     value = await result
     if isinstance(value, AgentResponse):

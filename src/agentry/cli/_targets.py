@@ -35,7 +35,7 @@ def load_target(spec: str) -> Any:
             exit_code=2,
         )
     module = _import(module_name)
-    value: Any = module
+    value: object = module
     for part in attribute.split("."):
         try:
             value = getattr(value, part)

@@ -239,7 +239,7 @@ class BaseChatClient:
         name: str | None = None,
         instructions: str | None = None,
         description: str | None = None,
-        tools: Sequence[Any] | Any | None = None,
+        tools: Sequence[object] | object | None = None,
         middleware: Sequence[MiddlewareTypes] | None = None,
         context_providers: Sequence[ContextProvider] | None = None,
         default_options: ChatOptions | None = None,
@@ -268,13 +268,13 @@ class BaseChatClient:
         )
 
 
-def _is_async_function(function: Callable[..., Any]) -> bool:
+def _is_async_function(function: Callable[..., object]) -> bool:
     return inspect.iscoroutinefunction(function) or inspect.iscoroutinefunction(
         inspect.unwrap(function)
     )
 
 
-def _is_async_generator_function(function: Callable[..., Any]) -> bool:
+def _is_async_generator_function(function: Callable[..., object]) -> bool:
     return inspect.isasyncgenfunction(function) or inspect.isasyncgenfunction(
         inspect.unwrap(function)
     )

@@ -97,9 +97,9 @@ def messages_json(messages: Iterable[Message], finish_reason: str | None = None)
 
     With `finish_reason`, each message is an output message and carries it.
     """
-    converted: list[dict[str, Any]] = []
+    converted: list[dict[str, object]] = []
     for message in messages:
-        item: dict[str, Any] = {
+        item: dict[str, object] = {
             "role": message.role,
             "parts": [p for p in (_part(c) for c in message.contents) if p is not None],
         }

@@ -150,9 +150,9 @@ class HandoffOrchestrator(Orchestrator):
     ) -> HandoffOrchestrator:
         """Let `source` hand over to `targets`. Once any handoff is added, agents may hand
         over only along the handoffs added."""
-        many: list[Any] = [targets] if isinstance(targets, str) or is_agent(targets) else []
+        many: list[object] = [targets] if isinstance(targets, str) or is_agent(targets) else []
         if not many:
-            many = list(cast("Sequence[Any]", targets))
+            many = list(cast("Sequence[object]", targets))
         routes = self.handoffs.setdefault(_name_of(source), [])
         for target in many:
             name = _name_of(target)

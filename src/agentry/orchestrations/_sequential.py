@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from typing_extensions import Never
 
 from agentry.orchestrations._base import Orchestrator
@@ -51,7 +49,7 @@ class SequentialOrchestrator(Orchestrator):
         self._require_participants()
         start = _SequentialStart("input")
         end = _SequentialEnd("output")
-        chain: list[Any] = [start, *(ParticipantExecutor(a) for a in self.participants), end]
+        chain: list[object] = [start, *(ParticipantExecutor(a) for a in self.participants), end]
         builder = WorkflowBuilder(start_executor=start, **self._builder_options(end))
         return builder.add_chain(chain).build()
 

@@ -114,14 +114,14 @@ def parse_skill_markdown(text: str) -> tuple[SkillFrontmatter, str]:
     if end is None:
         raise SkillError("SKILL.md frontmatter is not closed by a '---' line")
     try:
-        data: Any = yaml.safe_load("".join(lines[1:end]))
+        data: object = yaml.safe_load("".join(lines[1:end]))
     except yaml.YAMLError as error:
         raise SkillError(f"SKILL.md frontmatter is not valid YAML: {error}") from None
     except RecursionError:
         raise SkillError("SKILL.md frontmatter is nested too deeply to read; flatten it") from None
     if not isinstance(data, dict):
         raise SkillError("SKILL.md frontmatter must be a YAML mapping of fields")
-    frontmatter = SkillFrontmatter.from_mapping(cast("dict[str, Any]", data))
+    frontmatter = SkillFrontmatter.from_mapping(cast("dict[str, object]", data))
     return frontmatter, "".join(lines[end + 1 :]).strip()
 
 
@@ -170,7 +170,7 @@ def _metadata(value: object) -> dict[str, str]:
     if not isinstance(value, dict):
         raise SkillError("skill field 'metadata' must be a mapping of strings")
     result: dict[str, str] = {}
-    for key, item in cast("dict[Any, Any]", value).items():
+    for key, item in cast("dict[object, object]", value).items():
         if isinstance(item, bool):
             item = str(item).lower()
         elif isinstance(item, (int, float)):

@@ -161,8 +161,8 @@ class Content:
         media_type: str | None = None,
         call_id: str | None = None,
         name: str | None = None,
-        arguments: str | Mapping[str, Any] | None = None,
-        result: object = None,
+        arguments: str | Mapping[str, object] | None = None,
+        result: Any = None,
         exception: BaseException | None = None,
         message: str | None = None,
         error_code: str | None = None,
@@ -294,7 +294,7 @@ class Content:
         *,
         call_id: str,
         name: str,
-        arguments: str | Mapping[str, Any] | None = None,
+        arguments: str | Mapping[str, object] | None = None,
         **kwargs: Any,
     ) -> Self:
         """A model's request to call a tool; `arguments` is a dict or a JSON string."""
@@ -406,7 +406,7 @@ class Content:
                 f"arguments of the call to {self.name!r} must be a JSON object, "
                 f"got {type(parsed).__name__}"
             )
-        return dict(cast("Mapping[str, Any]", parsed))
+        return dict(cast("Mapping[str, object]", parsed))
 
     def get_data_bytes(self) -> bytes:
         """The decoded bytes of `data` content."""
@@ -460,7 +460,7 @@ class Content:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict; runtime-only fields (raw representation, exception) are left out."""
-        data: dict[str, Any] = {"type": self.type}
+        data: dict[str, object] = {"type": self.type}
         for field in _FIELDS:
             value = getattr(self, field)
             if value is not None:
@@ -516,7 +516,7 @@ def content_from_stored(data: Mapping[str, Any]) -> Content:
 
 
 def _join_arguments(
-    first: str | Mapping[str, Any] | None, second: str | Mapping[str, Any] | None
+    first: str | Mapping[str, object] | None, second: str | Mapping[str, object] | None
 ) -> str | Mapping[str, Any] | None:
     if second is None or second == "":
         return first
@@ -534,9 +534,9 @@ def _jsonable(value: object) -> Any:
     if isinstance(value, Content):
         return value.to_dict()
     if isinstance(value, Mapping):
-        return {str(k): _jsonable(v) for k, v in cast("Mapping[Any, Any]", value).items()}
+        return {str(k): _jsonable(v) for k, v in cast("Mapping[object, object]", value).items()}
     if isinstance(value, Sequence) and not isinstance(value, (bytes, bytearray)):
-        return [_jsonable(v) for v in cast("Sequence[Any]", value)]
+        return [_jsonable(v) for v in cast("Sequence[object]", value)]
     to_json = getattr(value, "model_dump", None)
     if callable(to_json):
         return to_json(mode="json")

@@ -96,7 +96,7 @@ class Message(SerializationMixin):
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (the raw provider representation is left out)."""
-        data: dict[str, Any] = {
+        data: dict[str, object] = {
             "role": self.role,
             "contents": [c.to_dict() for c in self.contents],
         }

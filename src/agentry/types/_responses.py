@@ -127,7 +127,7 @@ class _ResponseBase(SerializationMixin, Generic[_UpdateT]):
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (the structured value is rebuilt from the text, not stored)."""
-        data: dict[str, Any] = {"messages": [m.to_dict() for m in self.messages]}
+        data: dict[str, object] = {"messages": [m.to_dict() for m in self.messages]}
         fields = ("response_id", "created_at", "finish_reason", "usage_details")
         for field in (*fields, *type(self)._extra_fields):
             value = getattr(self, field)

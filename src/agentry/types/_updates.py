@@ -96,7 +96,7 @@ class _UpdateBase(SerializationMixin):
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict."""
-        data: dict[str, Any] = {"contents": [c.to_dict() for c in self.contents]}
+        data: dict[str, object] = {"contents": [c.to_dict() for c in self.contents]}
         fields = ("role", "author_name", "message_id", "response_id", "created_at")
         for field in (*fields, *type(self)._extra_fields):
             value = getattr(self, field)

@@ -238,7 +238,7 @@ def quick_event(
     type: str, data: object, executor_id: str | None, iteration: int | None
 ) -> WorkflowEvent[Any]:
     """An event built without keyword parsing: the runner's hot path (4 events per hop)."""
-    event: WorkflowEvent[Any] = _new_event(WorkflowEvent)
+    event: WorkflowEvent[object] = _new_event(WorkflowEvent)
     event.type = type
     event.data = data
     event.executor_id = executor_id

@@ -172,7 +172,7 @@ def _handlers_of(cls: type) -> _ClassHandlers:
     if cached is not None:
         return cached
     handlers: list[tuple[str, HandlerSpec]] = []
-    responses: list[tuple[str, Any, Any, _Emits]] = []
+    responses: list[tuple[str, object, object, _Emits]] = []
     seen: set[str] = set()
     for klass in cls.__mro__:
         for name, member in vars(klass).items():
@@ -190,8 +190,8 @@ def _handlers_of(cls: type) -> _ClassHandlers:
     return result
 
 
-def _union_of(groups: Iterable[tuple[Any, ...] | None]) -> list[Any] | None:
-    merged: list[Any] = []
+def _union_of(groups: Iterable[tuple[object, ...] | None]) -> list[Any] | None:
+    merged: list[object] = []
     for group in groups:
         if group is None:
             return None

@@ -130,7 +130,7 @@ class HandlerSpec:
     takes_context: bool
 
 
-def handler_spec(func: Callable[..., Any], *, owner: str, is_method: bool) -> HandlerSpec:
+def handler_spec(func: Callable[..., object], *, owner: str, is_method: bool) -> HandlerSpec:
     """Read a handler's signature. `owner` names its executor in errors."""
     options = cast(_HandlerOptions, getattr(func, HANDLER_ATTR, _HandlerOptions()))
     params = _parameters(func, is_method)
@@ -165,7 +165,7 @@ def handler_spec(func: Callable[..., Any], *, owner: str, is_method: bool) -> Ha
 
 
 def response_handler_spec(
-    func: Callable[..., Any], *, owner: str
+    func: Callable[..., object], *, owner: str
 ) -> tuple[Any, Any, tuple[Any, ...] | None, tuple[Any, ...] | None]:
     """(request type, response type, output types, workflow output types) of a response handler."""
     params = _parameters(func, True)
@@ -182,7 +182,7 @@ def response_handler_spec(
     return hints[params[0].name], hints[params[1].name], outputs, workflow_outputs
 
 
-def _parameters(func: Callable[..., Any], is_method: bool) -> list[inspect.Parameter]:
+def _parameters(func: Callable[..., object], is_method: bool) -> list[inspect.Parameter]:
     params = [
         p
         for p in inspect.signature(func).parameters.values()
@@ -191,7 +191,7 @@ def _parameters(func: Callable[..., Any], is_method: bool) -> list[inspect.Param
     return params[1:] if is_method else params
 
 
-def _type_hints(func: Callable[..., Any], where: str) -> dict[str, Any]:
+def _type_hints(func: Callable[..., object], where: str) -> dict[str, Any]:
     try:
         return typing.get_type_hints(func)
     except Exception as error:
@@ -216,7 +216,7 @@ def _context_types(
     return sends, yields
 
 
-def make_call(func: Callable[..., Any], takes_context: bool) -> HandlerCall:
+def make_call(func: Callable[..., object], takes_context: bool) -> HandlerCall:
     """A `(message, ctx)` coroutine function around a handler of any supported shape."""
     if not inspect.iscoroutinefunction(func):
         if takes_context:
@@ -272,7 +272,7 @@ class Dispatcher:
 
     def find(self, message: object) -> HandlerEntry | None:
         """The handler for `message`, or None when no handler accepts it."""
-        cls: type[Any] = message.__class__
+        cls: type[object] = message.__class__
         try:
             return self._cache[cls]
         except KeyError:
@@ -303,7 +303,7 @@ class ResponseEntry:
         name: str,
         request_type: object,
         response_type: object,
-        call: Callable[[Any, Any, WorkflowContext[object, object]], Awaitable[Any]],
+        call: Callable[[object, object, WorkflowContext[object, object]], Awaitable[object]],
     ) -> None:
         self.name = name
         self.request = compile_matcher(request_type)
@@ -335,5 +335,5 @@ class ResponseDispatcher:
 
 
 def _class(value: object) -> type[Any]:
-    cls: type[Any] = value.__class__
+    cls: type[object] = value.__class__
     return cls

@@ -92,7 +92,7 @@ class RunState:
 
     async def snapshot(self, executors: Mapping[str, Executor]) -> dict[str, Any]:
         """The run (with each executor's saved state) as live values, ready to encode."""
-        messages: list[dict[str, Any]] = []
+        messages: list[dict[str, object]] = []
         for target, deliveries in self.inbox.items():
             for message, source, _ in deliveries:
                 if isinstance(message, ResponseDelivery):
@@ -169,7 +169,9 @@ def _request_record(request: PendingRequest) -> dict[str, Any]:
     }
 
 
-def _request_from(record: Mapping[str, Any], executors: Mapping[str, Executor]) -> PendingRequest:
+def _request_from(
+    record: Mapping[str, object], executors: Mapping[str, Executor]
+) -> PendingRequest:
     return PendingRequest(
         str(record["request_id"]),
         _known(record["source_executor_id"], executors),

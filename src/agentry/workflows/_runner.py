@@ -209,11 +209,11 @@ class Runner:
             execute = self._execute_traced
         if len(inbox) == 1:
             ((executor_id, deliveries),) = inbox.items()
-            outbox: list[tuple[Any, str | None]] = []
+            outbox: list[tuple[object, str | None]] = []
             await execute(executors[executor_id], deliveries, outbox)
             outboxes = [(executor_id, outbox)]
         else:
-            outboxes: list[tuple[str, list[tuple[Any, str | None]]]] = [
+            outboxes: list[tuple[str, list[tuple[object, str | None]]]] = [
                 (executor_id, []) for executor_id in inbox
             ]
             await asyncio.gather(
@@ -323,7 +323,7 @@ class Runner:
             router.flush(inbox, route_state)
 
 
-def apply_responses(run: RunState, responses: Mapping[str, Any]) -> None:
+def apply_responses(run: RunState, responses: Mapping[str, object]) -> None:
     """Queue the caller's answers for delivery in the next superstep.
 
     Raises:

@@ -51,7 +51,7 @@ class WorkflowExecutor(Executor):
         super().__init__(id or workflow.name)
 
     def _build_handlers(self) -> tuple[list[HandlerEntry], list[ResponseEntry], list[Any]]:
-        produced: tuple[Any, ...] | None = tuple(self.workflow.output_types) or None
+        produced: tuple[object, ...] | None = tuple(self.workflow.output_types) or None
         sends, yields = ((), produced) if self.allow_direct_output else (produced, ())
         entries = [
             HandlerEntry(

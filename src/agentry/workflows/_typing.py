@@ -50,7 +50,7 @@ def flatten_union(tp: object) -> list[Any]:
     if tp in _NEVER:
         return []
     if typing.get_origin(tp) in _UNION_TYPES:
-        members: list[Any] = []
+        members: list[object] = []
         for arg in typing.get_args(tp):
             members.extend(flatten_union(arg))
         return members
@@ -184,7 +184,7 @@ def _compile_generic(
             return (
                 lambda value: (
                     isinstance(value, tuple)
-                    and all(item_check(v) for v in cast("tuple[Any, ...]", value))
+                    and all(item_check(v) for v in cast("tuple[object, ...]", value))
                 ),
                 None,
                 (tuple,),
@@ -193,10 +193,10 @@ def _compile_generic(
         return (
             lambda value: (
                 isinstance(value, tuple)
-                and len(cast("tuple[Any, ...]", value)) == len(checks)
+                and len(cast("tuple[object, ...]", value)) == len(checks)
                 and all(
                     check(v)
-                    for check, v in zip(checks, cast("tuple[Any, ...]", value), strict=True)
+                    for check, v in zip(checks, cast("tuple[object, ...]", value), strict=True)
                 )
             ),
             None,
@@ -250,5 +250,5 @@ def _class_of(tp: object) -> type:
 
 
 def _class(value: object) -> type[Any]:
-    cls: type[Any] = value.__class__
+    cls: type[object] = value.__class__
     return cls
