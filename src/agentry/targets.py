@@ -56,7 +56,7 @@ def load_target(spec: str) -> Any:
             malformed=True,
         )
     module = _import(module_name)
-    value: Any = module
+    value: object = module
     for part in attribute.split("."):
         try:
             value = getattr(value, part)

@@ -169,24 +169,24 @@ class _Reading:
         if self.free is None or isinstance(self.free, str):
             self.free = "\n".join(self._texts)
 
-    def data(self, value: Any) -> None:
+    def data(self, value: object) -> None:
         if (
             not isinstance(value, Mapping)
-            or not set(cast("Mapping[str, Any]", value)) & _ANSWER_KEYS
+            or not set(cast("Mapping[str, object]", value)) & _ANSWER_KEYS
         ):
             self.free = value
             return
         self._answer_data = True
-        data = cast("Mapping[str, Any]", value)
+        data = cast("Mapping[str, object]", value)
         approvals = data.get("approvals")
         if isinstance(approvals, Mapping):
-            for key, approved in cast("Mapping[str, Any]", approvals).items():
+            for key, approved in cast("Mapping[str, object]", approvals).items():
                 if isinstance(approved, bool):
                     self.approvals[str(key)] = approved
         responses = data.get("responses")
         if isinstance(responses, Mapping):
             self.responses.update(
-                (str(k), v) for k, v in cast("Mapping[str, Any]", responses).items()
+                (str(k), v) for k, v in cast("Mapping[str, object]", responses).items()
             )
         request_id = data.get("id")
         has_id = isinstance(request_id, str) and bool(request_id)

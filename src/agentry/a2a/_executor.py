@@ -13,7 +13,7 @@ import asyncio
 import logging
 import weakref
 from collections.abc import Sequence
-from typing import Any, cast
+from typing import cast
 
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
@@ -253,14 +253,14 @@ def _asking(requests: Sequence[Content], context_id: str, task_id: str, text: st
 
 
 def _pending_requests(session: AgentSession, task_id: str) -> list[Content]:
-    state = cast("dict[str, Any]", session.state.get(_STATE_KEY) or {})
-    stored = cast("dict[str, list[dict[str, Any]]]", state.get("pending") or {})
+    state = cast("dict[str, object]", session.state.get(_STATE_KEY) or {})
+    stored = cast("dict[str, list[dict[str, object]]]", state.get("pending") or {})
     return [Content.from_dict(item) for item in stored.get(task_id, [])]
 
 
 def _set_pending_requests(session: AgentSession, task_id: str, requests: list[Content]) -> None:
-    state = cast("dict[str, Any]", session.state.setdefault(_STATE_KEY, {}))
-    pending = cast("dict[str, Any]", state.setdefault("pending", {}))
+    state = cast("dict[str, object]", session.state.setdefault(_STATE_KEY, {}))
+    pending = cast("dict[str, object]", state.setdefault("pending", {}))
     if requests:
         pending[task_id] = [r.to_dict() for r in requests]
     else:

@@ -65,7 +65,7 @@ class BodySizeLimit:
             "send a smaller message or pass files by URL"
         )
         if scope.get("path") == self.jsonrpc_path:
-            payload: dict[str, Any] = {
+            payload: dict[str, object] = {
                 "jsonrpc": "2.0",
                 "id": None,
                 "error": {"code": _INVALID_REQUEST, "message": text},

@@ -77,7 +77,7 @@ class Agent(BaseAgent):
         id: str | None = None,
         name: str | None = None,
         description: str | None = None,
-        tools: Sequence[Any] | Any | None = None,
+        tools: Sequence[object] | object | None = None,
         default_options: ChatOptions | None = None,
         middleware: Sequence[MiddlewareTypes] | None = None,
         context_providers: Sequence[ContextProvider] | None = None,
@@ -131,9 +131,9 @@ class Agent(BaseAgent):
         stream: Literal[False] = False,
         session: AgentSession | None = None,
         options: ChatOptions | None = None,
-        tools: Sequence[Any] | Any | None = None,
+        tools: Sequence[object] | object | None = None,
         middleware: Sequence[MiddlewareTypes] | None = None,
-        function_invocation_kwargs: Mapping[str, Any] | None = None,
+        function_invocation_kwargs: Mapping[str, object] | None = None,
     ) -> Awaitable[AgentResponse]: ...
 
     @overload
@@ -144,9 +144,9 @@ class Agent(BaseAgent):
         stream: Literal[True],
         session: AgentSession | None = None,
         options: ChatOptions | None = None,
-        tools: Sequence[Any] | Any | None = None,
+        tools: Sequence[object] | object | None = None,
         middleware: Sequence[MiddlewareTypes] | None = None,
-        function_invocation_kwargs: Mapping[str, Any] | None = None,
+        function_invocation_kwargs: Mapping[str, object] | None = None,
     ) -> ResponseStream[AgentResponseUpdate, AgentResponse]: ...
 
     @suggest_keywords
@@ -157,9 +157,9 @@ class Agent(BaseAgent):
         stream: bool = False,
         session: AgentSession | None = None,
         options: ChatOptions | None = None,
-        tools: Sequence[Any] | Any | None = None,
+        tools: Sequence[object] | object | None = None,
         middleware: Sequence[MiddlewareTypes] | None = None,
-        function_invocation_kwargs: Mapping[str, Any] | None = None,
+        function_invocation_kwargs: Mapping[str, object] | None = None,
     ) -> Awaitable[AgentResponse] | ResponseStream[AgentResponseUpdate, AgentResponse]:
         """Run the agent on `messages`.
 

@@ -31,8 +31,8 @@ def run_with_agent_middleware(
     respond: RunRespond | None = None,
     response_format: Any,
     options: Any = None,
-    kwargs: Mapping[str, Any] | None = None,
-    function_invocation_kwargs: Mapping[str, Any] | None = None,
+    kwargs: Mapping[str, object] | None = None,
+    function_invocation_kwargs: Mapping[str, object] | None = None,
 ) -> Awaitable[AgentResponse] | ResponseStream[AgentResponseUpdate, AgentResponse]:
     """Run inside the agent middleware: stream `core`, or get the response from `respond`
     (by default, the fold of `core`'s updates).

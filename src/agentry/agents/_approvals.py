@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import cast
 
 from agentry.tools import FunctionTool
 from agentry.types import Content, Message
@@ -18,7 +18,7 @@ ApprovalRule = Callable[[Content], bool]
 """Says whether a tool call must wait for a person's approval, whatever its tool declares."""
 
 
-def approval_rules(function_middleware: Sequence[Any]) -> list[ApprovalRule]:
+def approval_rules(function_middleware: Sequence[object]) -> list[ApprovalRule]:
     """The approval rules of function middleware: the `requires_approval(call)` method of
     middleware objects that have one (such as `agentry.security.ToolPolicy`)."""
     rules: list[ApprovalRule] = []
@@ -31,7 +31,7 @@ def approval_rules(function_middleware: Sequence[Any]) -> list[ApprovalRule]:
 
 
 def calls_needing_approval(
-    calls: Sequence[Content], tools: Sequence[Any], rules: Sequence[ApprovalRule] = ()
+    calls: Sequence[Content], tools: Sequence[object], rules: Sequence[ApprovalRule] = ()
 ) -> list[Content]:
     """The calls whose tool asks for a person's approval before it runs, or that a rule
     holds for approval."""
@@ -73,7 +73,7 @@ class ApprovalOutcome:
 def resolve_approvals(
     input_messages: list[Message],
     conversation: Callable[[], Sequence[Message]],
-    tools: Sequence[Any],
+    tools: Sequence[object],
     rules: Sequence[ApprovalRule] = (),
 ) -> ApprovalOutcome:
     """Take approval answers out of the input and decide which held calls run.
@@ -128,14 +128,14 @@ def resolve_approvals(
     return outcome
 
 
-def _approval_check(tools: Sequence[Any], rules: Sequence[ApprovalRule]) -> ApprovalRule:
+def _approval_check(tools: Sequence[object], rules: Sequence[ApprovalRule]) -> ApprovalRule:
     requiring = _names_requiring_approval(tools)
     if not rules:
         return lambda call: call.name in requiring
     return lambda call: call.name in requiring or any(rule(call) for rule in rules)
 
 
-def _names_requiring_approval(tools: Sequence[Any]) -> set[str]:
+def _names_requiring_approval(tools: Sequence[object]) -> set[str]:
     return {
         t.name for t in tools if isinstance(t, FunctionTool) and t.approval_mode == "always_require"
     }

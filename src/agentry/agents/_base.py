@@ -64,7 +64,7 @@ class BaseAgent:
         self.middleware: list[MiddlewareTypes] = list(middleware or [])
         self.additional_properties = additional_properties or {}
 
-    def __init_subclass__(cls, **kwargs: Any) -> None:
+    def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
         run = cls.__dict__.get("run")
         if run is not None and "stream" not in inspect.signature(run).parameters:
@@ -178,7 +178,7 @@ class BaseAgent:
         """
         from agentry.middleware import FunctionInvocationContext
 
-        async def run_agent(context: FunctionInvocationContext, **arguments: Any) -> str:
+        async def run_agent(context: FunctionInvocationContext, **arguments: object) -> str:
             session = context.session if propagate_session else None
             response = await self.run(str(arguments[arg_name]), session=session)
             return response.text
@@ -219,7 +219,7 @@ def _one_method_run(
         *,
         stream: bool = False,
         session: AgentSession | None = None,
-        **kwargs: Any,
+        **kwargs: object,
     ) -> Awaitable[AgentResponse] | ResponseStream[AgentResponseUpdate, AgentResponse]:
         if kwargs and not takes_any:
             unknown = [name for name in kwargs if name not in declared]
@@ -250,7 +250,7 @@ def _one_method_run(
     return run
 
 
-def _declared_keywords(implementation: Callable[..., Any]) -> tuple[frozenset[str], bool]:
+def _declared_keywords(implementation: Callable[..., object]) -> tuple[frozenset[str], bool]:
     """The keyword arguments a custom `run` takes besides the messages and the session,
     and whether it takes any (`**kwargs`)."""
     parameters = list(inspect.signature(implementation).parameters.values())[2:]
@@ -262,14 +262,14 @@ def _declared_keywords(implementation: Callable[..., Any]) -> tuple[frozenset[st
     return declared, takes_any
 
 
-def _is_async_function(function: Callable[..., Any]) -> bool:
+def _is_async_function(function: Callable[..., object]) -> bool:
     return inspect.iscoroutinefunction(function) or inspect.iscoroutinefunction(
         inspect.unwrap(function)
     )
 
 
 async def _updates_of(
-    agent: BaseAgent, result: Awaitable[Any]
+    agent: BaseAgent, result: Awaitable[object]
 ) -> AsyncIterator[AgentResponseUpdate]:
     value = await result
     if isinstance(value, AgentResponse):

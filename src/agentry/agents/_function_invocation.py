@@ -101,7 +101,7 @@ async def _chat_updates(stream: Any) -> AsyncIterator[ChatResponseUpdate]:
         )
 
 
-async def _chat_response(run: Awaitable[Any], response_format: Any) -> ChatResponse:
+async def _chat_response(run: Awaitable[Any], response_format: object) -> ChatResponse:
     response = await run
     return ChatResponse(
         messages=response.messages,

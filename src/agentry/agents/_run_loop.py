@@ -62,7 +62,7 @@ def start_run(
     plan: RunPlan,
     input_messages: list[Message],
     session: AgentSession | None,
-    function_invocation_kwargs: Mapping[str, Any],
+    function_invocation_kwargs: Mapping[str, object],
     *,
     stream: bool,
 ) -> _Run:
@@ -82,7 +82,7 @@ class _Run:
         plan: RunPlan,
         input_messages: list[Message],
         session: AgentSession | None,
-        function_invocation_kwargs: Mapping[str, Any],
+        function_invocation_kwargs: Mapping[str, object],
         stream: bool,
     ) -> None:
         self.plan = plan

@@ -49,7 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _add_common_options(parser: argparse.ArgumentParser, *, defaults: bool) -> None:
-    unset: Any = argparse.SUPPRESS
+    unset: object = argparse.SUPPRESS
     parser.add_argument(
         "-v",
         "--verbose",

@@ -142,14 +142,14 @@ def scripted_client_from_file(path: str, *, model: str | None = None) -> Any:
     from agentry.clients.scripted import ScriptedChatClient
 
     try:
-        data: Any = json.loads(Path(path).read_text(encoding="utf-8"))
+        data: object = json.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise CliError(f"script file not found: {path!r}") from None
     except (OSError, ValueError) as error:
         raise CliError(f"cannot read script file {path!r}: {error}") from None
-    chunk_size: Any = None
+    chunk_size: object = None
     if isinstance(data, dict):
-        settings = cast("dict[str, Any]", data)
+        settings = cast("dict[str, object]", data)
         chunk_size = settings.get("chunk_size")
         data = settings.get("responses")
     if not isinstance(data, list):
@@ -158,19 +158,19 @@ def scripted_client_from_file(path: str, *, model: str | None = None) -> Any:
         )
     if chunk_size is not None and (not isinstance(chunk_size, int) or chunk_size < 1):
         raise CliError(f"chunk_size in script file {path!r} must be a positive integer")
-    answers = cast("list[Any]", data)
+    answers = cast("list[object]", data)
     responses = [_script_item(item, path, index) for index, item in enumerate(answers)]
     return ScriptedChatClient(responses, chunk_size=chunk_size, model=model or "scripted")
 
 
-def _script_item(item: Any, path: str, index: int) -> Any:
+def _script_item(item: object, path: str, index: int) -> Any:
     from agentry.clients.scripted import ScriptedChatClient
     from agentry.errors import ChatClientError
 
     if isinstance(item, str):
         return ScriptedChatClient.reply(item)
     if isinstance(item, dict):
-        answer = cast("dict[str, Any]", item)
+        answer = cast("dict[str, object]", item)
         text, error, calls = answer.get("text"), answer.get("error"), answer.get("tool_calls")
         if isinstance(text, str):
             return ScriptedChatClient.reply(text)
@@ -178,7 +178,7 @@ def _script_item(item: Any, path: str, index: int) -> Any:
             return ChatClientError(error)
         if isinstance(calls, list) and calls:
             return ScriptedChatClient.function_calls(
-                _tool_call(call, path, index) for call in cast("list[Any]", calls)
+                _tool_call(call, path, index) for call in cast("list[object]", calls)
             )
     raise CliError(
         f'answer {index} of script file {path!r} is not a string, {{"text": ...}}, '
@@ -186,7 +186,7 @@ def _script_item(item: Any, path: str, index: int) -> Any:
     )
 
 
-def _tool_call(call: Any, path: str, index: int) -> tuple[str, Any, str | None]:
+def _tool_call(call: object, path: str, index: int) -> tuple[str, Any, str | None]:
     if not isinstance(call, dict) or not isinstance(call.get("name"), str):  # pyright: ignore[reportUnknownMemberType]
         raise CliError(
             f'a tool call in answer {index} of script file {path!r} needs a "name": '

@@ -8,15 +8,13 @@ ways forward.
 
 from __future__ import annotations
 
-from typing import Any
-
 from agentry.cli._errors import CliError
 from agentry.errors import MissingExtraError
 
 __all__ = ["prepare_local_model"]
 
 
-async def prepare_local_model(agent: Any, *, client_chosen_here: bool) -> None:
+async def prepare_local_model(agent: object, *, client_chosen_here: bool) -> None:
     """Load the embedded local model now if `agent` runs on one; nothing otherwise.
 
     Args:

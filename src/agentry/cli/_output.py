@@ -122,7 +122,7 @@ class Printer:
 
     # region workflow runs
 
-    def workflow_event(self, event: Any) -> None:
+    def workflow_event(self, event: object) -> None:
         """Show one workflow event: outputs on `out`, progress on `err`."""
         kind: str = getattr(event, "type", type(event).__name__)
         data = getattr(event, "data", None)
@@ -191,7 +191,7 @@ class Printer:
         self.out.flush()
 
 
-def _jsonable_arguments(arguments: Any) -> Any:
+def _jsonable_arguments(arguments: object) -> Any:
     if isinstance(arguments, str):
         try:
             return json.loads(arguments)

@@ -68,7 +68,7 @@ def _read_stdin() -> str:
     return sys.stdin.read().strip()
 
 
-def is_workflow(target: Any) -> bool:
+def is_workflow(target: object) -> bool:
     """Whether `target` is an `agentry.workflows.Workflow` (False when workflows are absent)."""
     if not type(target).__module__.startswith("agentry.workflows"):
         return False

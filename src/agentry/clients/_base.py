@@ -55,7 +55,7 @@ class BaseChatClient:
         self.middleware: list[MiddlewareTypes] = list(middleware or [])
         self.additional_properties = additional_properties or {}
 
-    def __init_subclass__(cls, **kwargs: Any) -> None:
+    def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
         overrides_plain = cls._inner_get_response is not BaseChatClient._inner_get_response
         overrides_stream = (
@@ -200,7 +200,7 @@ class BaseChatClient:
         name: str | None = None,
         instructions: str | None = None,
         description: str | None = None,
-        tools: Sequence[Any] | Any | None = None,
+        tools: Sequence[object] | object | None = None,
         middleware: Sequence[MiddlewareTypes] | None = None,
         context_providers: Sequence[ContextProvider] | None = None,
         default_options: ChatOptions | None = None,
@@ -229,13 +229,13 @@ class BaseChatClient:
         )
 
 
-def _is_async_function(function: Callable[..., Any]) -> bool:
+def _is_async_function(function: Callable[..., object]) -> bool:
     return inspect.iscoroutinefunction(function) or inspect.iscoroutinefunction(
         inspect.unwrap(function)
     )
 
 
-def _is_async_generator_function(function: Callable[..., Any]) -> bool:
+def _is_async_generator_function(function: Callable[..., object]) -> bool:
     return inspect.isasyncgenfunction(function) or inspect.isasyncgenfunction(
         inspect.unwrap(function)
     )

@@ -90,14 +90,17 @@ class ScriptedChatClient(BaseChatClient):
 
     @staticmethod
     def function_call(
-        name: str, arguments: Mapping[str, Any] | str | None = None, *, call_id: str | None = None
+        name: str,
+        arguments: Mapping[str, object] | str | None = None,
+        *,
+        call_id: str | None = None,
     ) -> ChatResponse:
         """An assistant turn that calls one tool."""
         return ScriptedChatClient.function_calls([(name, arguments or {}, call_id)])
 
     @staticmethod
     def function_calls(
-        calls: Iterable[tuple[str, Mapping[str, Any] | str, str | None]],
+        calls: Iterable[tuple[str, Mapping[str, object] | str, str | None]],
     ) -> ChatResponse:
         """An assistant turn that calls several tools at once: (name, arguments, call_id)."""
         contents = [
@@ -128,7 +131,7 @@ class ScriptedChatClient(BaseChatClient):
                 f"ScriptedChatClient has no response left for call {len(self.calls)}; "
                 "add more with ScriptedChatClient([...]) or client.add(...)"
             )
-        item: Any = self._script.popleft()
+        item: object = self._script.popleft()
         while callable(item) and not isinstance(item, type):
             item = item(list(messages), options)
             if inspect.isawaitable(item):
@@ -160,7 +163,7 @@ class ScriptedChatClient(BaseChatClient):
             for chunk in self._chunked(update):
                 yield chunk
 
-    def _as_response(self, item: Any) -> ChatResponse:
+    def _as_response(self, item: object) -> ChatResponse:
         if isinstance(item, ChatResponse):
             if item.model is None:
                 item.model = self.model

@@ -9,7 +9,6 @@ import uuid
 from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
 from agentry.clients import BaseChatClient
 from agentry.local._answer_stream import AnswerTextExtractor
@@ -161,7 +160,7 @@ class LocalChatClient(BaseChatClient):
         return path
 
     async def _inner_get_streaming_response(
-        self, *, messages: list[Message], options: ChatOptions, **kwargs: Any
+        self, *, messages: list[Message], options: ChatOptions, **kwargs: object
     ) -> AsyncIterator[ChatResponseUpdate]:
         mode = prompt_mode(options, messages, max_tool_rounds=self.max_tool_rounds)
         turns = build_chat_turns(messages, mode, options.get("instructions"))

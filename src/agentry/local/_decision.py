@@ -90,7 +90,7 @@ def decision_schema(
             "rename the tool"
         )
     moves = [answer_tool(answer_schema), *tools] if allow_answer else list(tools)
-    options: list[dict[str, Any]] = [
+    options: list[dict[str, object]] = [
         {
             "type": "object",
             "properties": {
@@ -122,9 +122,9 @@ def parse_decision(text: str, *, structured_answer: bool = False) -> ToolCall | 
         ) from None
     if not isinstance(data, dict):
         raise LocalModelError(f"the model's output is not a JSON object: {text[:80]!r}")
-    move = cast("dict[str, Any]", data)
+    move = cast("dict[str, object]", data)
     raw_arguments = move.get("arguments")
-    arguments = cast("dict[str, Any]", raw_arguments) if isinstance(raw_arguments, dict) else {}
+    arguments = cast("dict[str, object]", raw_arguments) if isinstance(raw_arguments, dict) else {}
     name = str(move.get("name"))
     if name != ANSWER_TOOL:
         return ToolCall(name, arguments)
@@ -134,7 +134,7 @@ def parse_decision(text: str, *, structured_answer: bool = False) -> ToolCall | 
     return Answer(answer)
 
 
-def _arguments_schema(parameters: Mapping[str, Any]) -> dict[str, Any]:
+def _arguments_schema(parameters: Mapping[str, object]) -> dict[str, Any]:
     schema = inline_refs(parameters)
     if not schema:
         return {"type": "object", "properties": {}}
@@ -148,7 +148,7 @@ _DROPPED_KEYS = frozenset({"title", "$defs", "definitions", "examples", "$schema
 _NAME_MAPS = frozenset({"properties", "patternProperties"})
 
 
-def inline_refs(schema: Mapping[str, Any]) -> dict[str, Any]:
+def inline_refs(schema: Mapping[str, object]) -> dict[str, Any]:
     """`schema` with local `$ref`s replaced by what they point to, and titles dropped.
 
     Tool schemas nested inside the move schema can no longer reach their own `$defs`, so
@@ -159,16 +159,16 @@ def inline_refs(schema: Mapping[str, Any]) -> dict[str, Any]:
     """
     root = schema
     definitions = {
-        **cast("dict[str, Any]", root.get("definitions") or {}),
-        **cast("dict[str, Any]", root.get("$defs") or {}),
+        **cast("dict[str, object]", root.get("definitions") or {}),
+        **cast("dict[str, object]", root.get("$defs") or {}),
     }
 
-    def resolve(node: Any, seen: tuple[str, ...]) -> Any:
+    def resolve(node: object, seen: tuple[str, ...]) -> Any:
         if isinstance(node, list):
-            return [resolve(item, seen) for item in cast("list[Any]", node)]
+            return [resolve(item, seen) for item in cast("list[object]", node)]
         if not isinstance(node, dict):
             return node
-        mapping = cast("dict[str, Any]", node)
+        mapping = cast("dict[str, object]", node)
         reference = mapping.get("$ref")
         if isinstance(reference, str):
             name = reference.rsplit("/", 1)[-1]
@@ -182,15 +182,15 @@ def inline_refs(schema: Mapping[str, Any]) -> dict[str, Any]:
             target = resolve(definitions[name], (*seen, name))
             siblings = {k: v for k, v in mapping.items() if k != "$ref"}
             return {**target, **resolve(siblings, seen)}
-        resolved: dict[str, Any] = {}
+        resolved: dict[str, object] = {}
         for key, value in mapping.items():
             if key in _DROPPED_KEYS:
                 continue
             if key in _NAME_MAPS and isinstance(value, dict):
-                names = cast("dict[str, Any]", value)
+                names = cast("dict[str, object]", value)
                 resolved[key] = {name: resolve(sub, seen) for name, sub in names.items()}
             else:
                 resolved[key] = resolve(value, seen)
         return resolved
 
-    return cast("dict[str, Any]", resolve(root, ()))
+    return cast("dict[str, object]", resolve(root, ()))

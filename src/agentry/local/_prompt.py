@@ -92,7 +92,7 @@ def _plain_text(contents: Sequence[Content]) -> str:
 def _assistant_text(text: str, mode: PromptMode) -> str:
     if not mode.decides:
         return text
-    answer: Any = text
+    answer: object = text
     if mode.answer_schema is not None:
         with contextlib.suppress(json.JSONDecodeError):
             answer = json.loads(text)
@@ -152,16 +152,16 @@ def _tool_rules(mode: PromptMode) -> str:
     return "\n".join(lines)
 
 
-def _type_name(schema: Any) -> str:
+def _type_name(schema: object) -> str:
     if isinstance(schema, dict):
-        kind: Any = cast("dict[str, Any]", schema).get("type", "any")
+        kind: object = cast("dict[str, object]", schema).get("type", "any")
         return str(kind)
     return "any"
 
 
 def _signature(spec: ToolSpec) -> str:
     """`- name(arg: type, ...): description`, the way a person would list a function."""
-    properties: dict[str, Any] = spec.parameters.get("properties") or {}
+    properties: dict[str, object] = spec.parameters.get("properties") or {}
     arguments = ", ".join(f"{name}: {_type_name(schema)}" for name, schema in properties.items())
     description = spec.description.strip() or spec.name
     return f"- {spec.name}({arguments}): {description}"

@@ -39,7 +39,7 @@ def _declared_tool(function: Mapping[str, Any]) -> ToolSpec:
     )
 
 
-def response_schema(response_format: Any) -> dict[str, Any] | None:
+def response_schema(response_format: object) -> dict[str, Any] | None:
     """The JSON schema of a response format: a pydantic model class or a schema dict.
 
     Raises:
@@ -48,16 +48,16 @@ def response_schema(response_format: Any) -> dict[str, Any] | None:
     if response_format is None:
         return None
     if isinstance(response_format, Mapping):
-        schema = cast("Mapping[str, Any]", response_format)
+        schema = cast("Mapping[str, object]", response_format)
         wrapped = schema.get("json_schema")
         if schema.get("type") == "json_schema" and isinstance(wrapped, Mapping):
-            inner = cast("Mapping[str, Any]", wrapped).get("schema")
+            inner = cast("Mapping[str, object]", wrapped).get("schema")
             if isinstance(inner, Mapping):
-                return dict(cast("Mapping[str, Any]", inner))
+                return dict(cast("Mapping[str, object]", inner))
         return dict(schema)
     model_json_schema = getattr(response_format, "model_json_schema", None)
     if callable(model_json_schema):
-        return cast("dict[str, Any]", model_json_schema())
+        return cast("dict[str, object]", model_json_schema())
     raise LocalModelError(
         f"response_format must be a pydantic model class or a JSON schema dict, "
         f"not {response_format!r}"
@@ -80,12 +80,12 @@ def prompt_mode(
     """
     answer_schema = response_schema(options.get("response_format"))
     specs = tool_specs(options.get("tools") or ())
-    choice: Any = options.get("tool_choice") or "auto"
-    mode = choice if isinstance(choice, str) else cast("Mapping[str, Any]", choice).get("mode")
+    choice: object = options.get("tool_choice") or "auto"
+    mode = choice if isinstance(choice, str) else cast("Mapping[str, object]", choice).get("mode")
     required_name = (
         None
         if isinstance(choice, str)
-        else cast("Mapping[str, Any]", choice).get("required_function_name")
+        else cast("Mapping[str, object]", choice).get("required_function_name")
     )
     rounds_used = max_tool_rounds is not None and tool_rounds(messages) >= max_tool_rounds
     if mode == "none" or not specs or (mode != "required" and rounds_used):

@@ -42,14 +42,14 @@ META_ARGUMENT = "_meta"
 
 def allowed_argument_names(
     tool_name: str,
-    input_schema: Mapping[str, Any],
+    input_schema: Mapping[str, object],
     additional: AdditionalArgumentNames | None,
 ) -> frozenset[str]:
     """The names a call of `tool_name` may forward: the properties its schema declares
     (less the framework denylist) and the configured extras."""
-    properties: Any = input_schema.get("properties")
+    properties: object = input_schema.get("properties")
     declared: frozenset[str] = (
-        frozenset(cast("Mapping[str, Any]", properties))
+        frozenset(cast("Mapping[str, object]", properties))
         if isinstance(properties, Mapping)
         else frozenset()
     )
@@ -59,8 +59,8 @@ def allowed_argument_names(
 
 def prepare_call_kwargs(
     allowed: frozenset[str],
-    model_arguments: Mapping[str, Any],
-    runtime_arguments: Mapping[str, Any],
+    model_arguments: Mapping[str, object],
+    runtime_arguments: Mapping[str, object],
 ) -> tuple[dict[str, Any], dict[str, Any] | None]:
     """The arguments to send and the request metadata of one `tools/call`.
 
@@ -71,11 +71,11 @@ def prepare_call_kwargs(
     argument; every other name outside `allowed` is dropped.
     """
     merged = {**runtime_arguments, **model_arguments}
-    meta: Any = merged.pop(META_ARGUMENT, None)
+    meta: object = merged.pop(META_ARGUMENT, None)
     arguments = {name: value for name, value in merged.items() if name in allowed}
     if meta is not None and not isinstance(meta, Mapping):
         raise TypeError(f"'_meta' must be an object, got {type(meta).__name__}")
-    return arguments, dict(cast("Mapping[str, Any]", meta)) if meta is not None else None
+    return arguments, dict(cast("Mapping[str, object]", meta)) if meta is not None else None
 
 
 def _extras_for(tool_name: str, additional: AdditionalArgumentNames | None) -> frozenset[str]:

@@ -152,7 +152,7 @@ _STOP_REASONS = {"stop": "endTurn", "length": "maxTokens", "tool_calls": "toolUs
 
 
 async def _approved(approve: SamplingApproval, request: SamplingRequest) -> bool:
-    verdict: Any = approve(request)
+    verdict: object = approve(request)
     if inspect.isawaitable(verdict):
         verdict = await verdict
     return verdict is True

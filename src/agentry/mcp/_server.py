@@ -242,7 +242,7 @@ class AgentMCPServer:
         sessions = self._sessions
         session = sessions.get(session_id)
         if session is None:
-            create: Any = getattr(self.agent, "create_session", None)
+            create: object = getattr(self.agent, "create_session", None)
             session = cast("AgentSession", create()) if callable(create) else AgentSession()
             sessions[session_id] = session
             while len(sessions) > self.max_sessions:

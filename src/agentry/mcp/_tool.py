@@ -621,7 +621,7 @@ class MCPTool(ABC):
             if broken is None or not self._replaced(broken):
                 await self._close_connection()
 
-    async def _on_message(self, message: Any) -> None:
+    async def _on_message(self, message: object) -> None:
         if isinstance(message, Exception):
             logger.debug("MCP server %r transport error: %s", self.name, describe(message))
             return
@@ -678,7 +678,7 @@ def _speaks_task_extension(client: Client) -> bool:
     return client.protocol_version in MODERN_PROTOCOL_VERSIONS
 
 
-def _json(value: Any) -> str:
+def _json(value: object) -> str:
     import json
 
     return json.dumps(value, ensure_ascii=False, default=str)

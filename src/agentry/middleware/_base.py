@@ -95,7 +95,7 @@ function_middleware = _marker("function")
 middleware."""
 
 
-def _kind_of(middleware: Any) -> MiddlewareKind:
+def _kind_of(middleware: object) -> MiddlewareKind:
     if isinstance(middleware, AgentMiddleware):
         return "agent"
     if isinstance(middleware, ChatMiddleware):

@@ -75,7 +75,7 @@ class ChatContext:
     def __init__(
         self,
         *,
-        client: Any,
+        client: object,
         messages: list[Message],
         options: ChatOptions,
         stream: bool = False,
@@ -138,7 +138,7 @@ class FunctionInvocationContext:
         self.result: Any = None
         self.terminate = False
 
-    def add_tools(self, tools: Sequence[Any]) -> None:
+    def add_tools(self, tools: Sequence[object]) -> None:
         """Offer more tools to the model from the next iteration on; a tool whose name is
         offered already is left out.
 

@@ -85,7 +85,7 @@ OPERATION_DURATION = "gen_ai.client.operation.duration"
 TIME_TO_FIRST_CHUNK = "gen_ai.client.operation.time_to_first_chunk"
 
 
-def to_json(value: Any) -> str:
+def to_json(value: object) -> str:
     """`value` as JSON text; what JSON cannot hold is written as its `str`."""
     if isinstance(value, str):
         return value
@@ -97,9 +97,9 @@ def messages_json(messages: Iterable[Message], finish_reason: str | None = None)
 
     With `finish_reason`, each message is an output message and carries it.
     """
-    converted: list[dict[str, Any]] = []
+    converted: list[dict[str, object]] = []
     for message in messages:
-        item: dict[str, Any] = {
+        item: dict[str, object] = {
             "role": message.role,
             "parts": [p for p in (_part(c) for c in message.contents) if p is not None],
         }

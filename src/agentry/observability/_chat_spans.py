@@ -42,12 +42,12 @@ from agentry.types import ChatOptions, ChatResponse, ChatResponseUpdate, Message
 __all__ = ["model_of", "provider_of", "traced_chat_response", "traced_chat_stream"]
 
 
-def provider_of(client: Any) -> str:
+def provider_of(client: object) -> str:
     """The provider name of a chat client, as the conventions spell it."""
     return str(getattr(client, "OTEL_PROVIDER_NAME", None) or "unknown")
 
 
-def model_of(client: Any, options: ChatOptions | None) -> str | None:
+def model_of(client: object, options: ChatOptions | None) -> str | None:
     """The requested model: from the options, else the client's own setting."""
     model = (options or {}).get("model")
     if model is None:

@@ -167,7 +167,7 @@ def _redactor() -> Callable[[str], str] | None:
     return _state.redact_text if _state.sensitive_data else None
 
 
-def _clean(attributes: Mapping[str, Any]) -> dict[str, Any]:
+def _clean(attributes: Mapping[str, object]) -> dict[str, Any]:
     """Attributes without the unknown (`None`) values OpenTelemetry rejects; with sensitive
     data on and a redactor set, text values pass through the redactor."""
     redact = _redactor()

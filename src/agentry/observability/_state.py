@@ -39,8 +39,8 @@ redact_text: Callable[[str], str] | None = None
 def enable_instrumentation(
     *,
     enable_sensitive_data: bool = False,
-    tracer_provider: Any = None,
-    meter_provider: Any = None,
+    tracer_provider: object = None,
+    meter_provider: object = None,
     redact: Callable[[str], str] | None = None,
 ) -> None:
     """Turn on spans and metrics, sent to the given providers (default: the global ones).
@@ -89,7 +89,7 @@ def _install_observer() -> None:
     set_telemetry_observer(OpenTelemetryObserver())
 
 
-def _set_providers(tracer: Any, meter: Any) -> None:
+def _set_providers(tracer: object, meter: object) -> None:
     global tracer_provider, meter_provider
     tracer_provider = tracer
     meter_provider = meter

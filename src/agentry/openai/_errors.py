@@ -56,10 +56,10 @@ def translate_errors(
         raise ChatClientError(f"{service} request failed: {error}") from error
 
 
-def _provider_message(error: Any) -> str:
-    body: Any = getattr(error, "body", None)
+def _provider_message(error: object) -> str:
+    body: object = getattr(error, "body", None)
     if isinstance(body, dict):
-        inner: Any = cast(dict[str, Any], body).get("error", body)
+        inner: object = cast(dict[str, Any], body).get("error", body)
         if isinstance(inner, dict) and cast(dict[str, Any], inner).get("message"):
             return str(cast(dict[str, Any], inner)["message"])
     return str(getattr(error, "message", error))

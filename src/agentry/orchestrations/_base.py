@@ -102,7 +102,7 @@ class Orchestrator:
             name=name or self.name, description=description or self.description
         )
 
-    def _builder_options(self, output_executor: Any) -> dict[str, Any]:
+    def _builder_options(self, output_executor: object) -> dict[str, Any]:
         """The `WorkflowBuilder` options every orchestration uses."""
         return {
             "max_iterations": ORCHESTRATION_MAX_SUPERSTEPS,

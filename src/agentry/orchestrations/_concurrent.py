@@ -100,7 +100,9 @@ class ConcurrentOrchestrator(Orchestrator):
 
 
 class _Dispatch(ConversationStart):
-    async def start(self, conversation: list[Message], ctx: WorkflowContext[Any, Any]) -> None:
+    async def start(
+        self, conversation: list[Message], ctx: WorkflowContext[AgentTurn, list[Message]]
+    ) -> None:
         await ctx.send_message(AgentTurn(conversation))
 
 
@@ -111,7 +113,7 @@ class _Aggregate(Executor):
         super().__init__(id)
 
     @handler
-    async def combine(self, replies: list[AgentReply], ctx: WorkflowContext[Never, Any]) -> None:
+    async def combine(self, replies: list[AgentReply], ctx: WorkflowContext[Never, object]) -> None:
         ranked = sorted(replies, key=lambda r: self.order.index(r.agent))
         result = self.aggregator(ranked)
         if inspect.isawaitable(result):

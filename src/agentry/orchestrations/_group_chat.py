@@ -146,7 +146,9 @@ class _GroupChatManager(ConversationLoop):
         self.selector = selector
         super().__init__(MANAGER_ID, list(descriptions), termination)
 
-    async def start(self, conversation: list[Message], ctx: WorkflowContext[Any, Any]) -> None:
+    async def start(
+        self, conversation: list[Message], ctx: WorkflowContext[AgentTurn, list[Message]]
+    ) -> None:
         self.begin(conversation)
         await self._next_turn(ctx)
 
@@ -159,7 +161,7 @@ class _GroupChatManager(ConversationLoop):
         if not await self.should_stop(ctx):
             await self._next_turn(ctx)
 
-    async def _next_turn(self, ctx: WorkflowContext[Any, Any]) -> None:
+    async def _next_turn(self, ctx: WorkflowContext[AgentTurn, list[Message]]) -> None:
         state = GroupChatState(
             conversation=list(self.conversation),
             rounds=self.rounds,

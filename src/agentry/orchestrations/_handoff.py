@@ -150,9 +150,9 @@ class HandoffOrchestrator(Orchestrator):
     ) -> HandoffOrchestrator:
         """Let `source` hand over to `targets`. Once any handoff is added, agents may hand
         over only along the handoffs added."""
-        many: list[Any] = [targets] if isinstance(targets, str) or is_agent(targets) else []
+        many: list[object] = [targets] if isinstance(targets, str) or is_agent(targets) else []
         if not many:
-            many = list(cast("Sequence[Any]", targets))
+            many = list(cast("Sequence[object]", targets))
         routes = self.handoffs.setdefault(_name_of(source), [])
         for target in many:
             name = _name_of(target)
@@ -266,7 +266,9 @@ class _HandoffRouter(ConversationLoop):
         self.shown = 0
         super().__init__(ROUTER_ID, participants, termination)
 
-    async def start(self, conversation: list[Message], ctx: WorkflowContext[Any, Any]) -> None:
+    async def start(
+        self, conversation: list[Message], ctx: WorkflowContext[AgentTurn, list[Message]]
+    ) -> None:
         self.begin(conversation)
         self.current = self.start_agent
         self.shown = len(conversation)
@@ -313,7 +315,7 @@ class _HandoffRouter(ConversationLoop):
         self.shown = len(self.conversation)
         return unseen
 
-    async def finish(self, ctx: WorkflowContext[Any, Any]) -> None:
+    async def finish(self, ctx: WorkflowContext[AgentTurn, list[Message]]) -> None:
         await ctx.yield_output(self._unseen())
 
     async def on_checkpoint_save(self) -> dict[str, Any]:

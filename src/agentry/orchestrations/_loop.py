@@ -69,7 +69,7 @@ class ConversationLoop(ConversationStart):
             participants=list(self.participants),
         )
 
-    async def should_stop(self, ctx: WorkflowContext[Any, Any]) -> bool:
+    async def should_stop(self, ctx: WorkflowContext[AgentTurn, list[Message]]) -> bool:
         """Check the termination condition; when it holds, report it and `finish`."""
         reason = await self.termination.check_async(self.termination_context())
         if reason is None:
@@ -77,16 +77,16 @@ class ConversationLoop(ConversationStart):
         await self.stop(reason, ctx)
         return True
 
-    async def stop(self, reason: str, ctx: WorkflowContext[Any, Any]) -> None:
+    async def stop(self, reason: str, ctx: WorkflowContext[AgentTurn, list[Message]]) -> None:
         """End the orchestration: emit the termination event, then `finish`."""
         await ctx.add_event(WorkflowEvent(TERMINATED_EVENT, reason))
         await self.finish(ctx)
 
-    async def finish(self, ctx: WorkflowContext[Any, Any]) -> None:
+    async def finish(self, ctx: WorkflowContext[AgentTurn, list[Message]]) -> None:
         """Yield the Workflow Output (by default the messages the participants added)."""
         await ctx.yield_output(self.new_messages)
 
-    async def send_turn(self, speaker: str, ctx: WorkflowContext[Any, Any]) -> None:
+    async def send_turn(self, speaker: str, ctx: WorkflowContext[AgentTurn, list[Message]]) -> None:
         """Ask `speaker` to answer the conversation."""
         await ctx.send_message(AgentTurn(list(self.conversation)), target_id=speaker)
 

@@ -221,7 +221,9 @@ class _MagenticManager(ConversationLoop):
 
     # region flow
 
-    async def start(self, conversation: list[Message], ctx: WorkflowContext[Any, Any]) -> None:
+    async def start(
+        self, conversation: list[Message], ctx: WorkflowContext[AgentTurn, list[Message]]
+    ) -> None:
         self.begin(conversation)
         self.task = "\n".join(m.text for m in conversation if m.text)
         self.facts, self.plan = [], []
@@ -253,7 +255,11 @@ class _MagenticManager(ConversationLoop):
             await self._make_plan(ctx, feedback=response.feedback)
 
     async def _make_plan(
-        self, ctx: WorkflowContext[Any, Any], feedback: str = "", *, review: bool = True
+        self,
+        ctx: WorkflowContext[AgentTurn, list[Message]],
+        feedback: str = "",
+        *,
+        review: bool = True,
     ) -> None:
         from agentry.orchestrations._ledgers import MagenticPlan
 
@@ -277,7 +283,7 @@ class _MagenticManager(ConversationLoop):
         else:
             await self._next_round(ctx)
 
-    async def _next_round(self, ctx: WorkflowContext[Any, Any]) -> None:
+    async def _next_round(self, ctx: WorkflowContext[AgentTurn, list[Message]]) -> None:
         from agentry.orchestrations._ledgers import ProgressLedger
 
         prompt = PROGRESS_PROMPT.format(
@@ -322,7 +328,7 @@ class _MagenticManager(ConversationLoop):
         self.conversation.append(Message("user", [instruction], author_name=self.author))
         await self.send_turn(speaker, ctx)
 
-    async def _replan(self, ctx: WorkflowContext[Any, Any]) -> None:
+    async def _replan(self, ctx: WorkflowContext[AgentTurn, list[Message]]) -> None:
         self.reset_count += 1
         self.stall_count = 0
         if self.reset_count > self.max_reset_count:
@@ -330,7 +336,7 @@ class _MagenticManager(ConversationLoop):
             return
         await self._make_plan(ctx, review=False)
 
-    async def finish(self, ctx: WorkflowContext[Any, Any]) -> None:
+    async def finish(self, ctx: WorkflowContext[AgentTurn, list[Message]]) -> None:
         text = cast(str, await self._ask(FINAL_ANSWER_PROMPT.format(task=self.task), None))
         answer = Message("assistant", [text], author_name=self.author, message_id=uuid.uuid4().hex)
         self.conversation.append(answer)
@@ -338,7 +344,7 @@ class _MagenticManager(ConversationLoop):
 
     # endregion
 
-    async def _ask(self, prompt: str, response_format: Any) -> Any:
+    async def _ask(self, prompt: str, response_format: object) -> Any:
         messages = [*self.conversation, Message("user", [prompt])]
         kwargs: dict[str, Any] = (
             {"options": {"response_format": response_format}} if response_format else {}

@@ -77,7 +77,7 @@ class AgentReply:
         return "\n".join(m.text for m in self.messages if m.text)
 
 
-def is_agent(value: Any) -> bool:
+def is_agent(value: object) -> bool:
     """Whether `value` looks like an agent (has `run` and `create_session`)."""
     return callable(getattr(value, "run", None)) and hasattr(value, "create_session")
 
@@ -179,7 +179,11 @@ class ParticipantExecutor(Executor):
         reply = await self._turn(self._held, self._said, answers, ctx)
         await self._send(reply, ctx)
 
-    async def _send(self, reply: AgentReply | None, ctx: WorkflowContext[Any, Any]) -> None:
+    async def _send(
+        self,
+        reply: AgentReply | None,
+        ctx: WorkflowContext[AgentReply, AgentResponse | AgentResponseUpdate],
+    ) -> None:
         if reply is not None:
             await ctx.send_message(reply)
 
@@ -192,7 +196,9 @@ class ParticipantExecutor(Executor):
         return reply
 
     async def run_turn(
-        self, conversation: list[Message], ctx: WorkflowContext[Any, Any]
+        self,
+        conversation: list[Message],
+        ctx: WorkflowContext[AgentReply, AgentResponse | AgentResponseUpdate],
     ) -> AgentReply | None:
         """Run the agent on `conversation`, yielding its updates or response.
 
@@ -208,7 +214,7 @@ class ParticipantExecutor(Executor):
         conversation: list[Message],
         said: list[Message],
         answers: list[Content],
-        ctx: WorkflowContext[Any, Any],
+        ctx: WorkflowContext[AgentReply, AgentResponse | AgentResponseUpdate],
     ) -> AgentReply | None:
         tools = self.turn_tools()
         kwargs: dict[str, Any] = {"tools": tools} if tools else {}
@@ -254,20 +260,26 @@ class ConversationStart(Executor):
     orchestration with it. Subclasses implement `start`."""
 
     @handler
-    async def from_text(self, text: str, ctx: WorkflowContext[Any, Any]) -> None:
+    async def from_text(self, text: str, ctx: WorkflowContext[AgentTurn, list[Message]]) -> None:
         """Start on a user message with this text."""
         await self.start(to_conversation(text), ctx)
 
     @handler
-    async def from_message(self, message: Message, ctx: WorkflowContext[Any, Any]) -> None:
+    async def from_message(
+        self, message: Message, ctx: WorkflowContext[AgentTurn, list[Message]]
+    ) -> None:
         """Start on one message."""
         await self.start([message], ctx)
 
     @handler
-    async def from_messages(self, messages: list[Message], ctx: WorkflowContext[Any, Any]) -> None:
+    async def from_messages(
+        self, messages: list[Message], ctx: WorkflowContext[AgentTurn, list[Message]]
+    ) -> None:
         """Start on a conversation."""
         await self.start(list(messages), ctx)
 
-    async def start(self, conversation: list[Message], ctx: WorkflowContext[Any, Any]) -> None:
+    async def start(
+        self, conversation: list[Message], ctx: WorkflowContext[AgentTurn, list[Message]]
+    ) -> None:
         """Begin the orchestration on `conversation`."""
         raise NotImplementedError

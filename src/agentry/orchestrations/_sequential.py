@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from typing_extensions import Never
 
 from agentry.orchestrations._base import Orchestrator
@@ -51,13 +49,15 @@ class SequentialOrchestrator(Orchestrator):
         self._require_participants()
         start = _SequentialStart("input")
         end = _SequentialEnd("output")
-        chain: list[Any] = [start, *(ParticipantExecutor(a) for a in self.participants), end]
+        chain: list[object] = [start, *(ParticipantExecutor(a) for a in self.participants), end]
         builder = WorkflowBuilder(start_executor=start, **self._builder_options(end))
         return builder.add_chain(chain).build()
 
 
 class _SequentialStart(ConversationStart):
-    async def start(self, conversation: list[Message], ctx: WorkflowContext[Any, Any]) -> None:
+    async def start(
+        self, conversation: list[Message], ctx: WorkflowContext[AgentTurn, list[Message]]
+    ) -> None:
         ctx.set_state(_INPUT_LENGTH, len(conversation))
         await ctx.send_message(AgentTurn(conversation))
 

@@ -149,7 +149,7 @@ class PredicateTermination(TerminationCondition):
     """
 
     def __init__(
-        self, predicate: Callable[[TerminationContext], Any], *, reason: str | None = None
+        self, predicate: Callable[[TerminationContext], object], *, reason: str | None = None
     ):
         if not callable(predicate):
             raise TypeError(f"PredicateTermination needs a function, not {predicate!r}")

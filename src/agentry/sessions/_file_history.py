@@ -159,7 +159,7 @@ def _read_messages(path: Path) -> list[Message]:
             record = load_json(line, kind="history line")
             if not isinstance(record, dict):
                 raise SerializationError("the history line is not a JSON object")
-            record = cast("dict[str, Any]", record)
+            record = cast("dict[str, object]", record)
             batch = record.pop(_BATCH, None)
             reader.add(number, Message.from_dict(record), batch)
         except SerializationError as error:

@@ -189,9 +189,9 @@ def in_memory_history(slot: object, source_id: str) -> list[Message]:
             f"the session state {source_id!r} (an in-memory history) must be an object, not "
             f"{type(slot).__name__}; restore the session from to_dict() output"
         )
-    messages = cast("dict[str, Any]", slot).get("messages", [])
+    messages = cast("dict[str, object]", slot).get("messages", [])
     if not isinstance(messages, list) or not all(
-        isinstance(m, Message) for m in cast("list[Any]", messages)
+        isinstance(m, Message) for m in cast("list[object]", messages)
     ):
         raise SessionError(
             f"the session state {source_id!r} (an in-memory history) must hold a list of "

@@ -69,15 +69,16 @@ def register_state_type(cls: _StateT, *, name: str | None = None) -> _StateT:
     return cls
 
 
-def _encode(value: Any, path: str) -> Any:
+def _encode(value: object, path: str) -> Any:
     if value is None or isinstance(value, (str, int, float, bool)):
         return value
     if isinstance(value, Mapping):
         return {
-            str(k): _encode(v, f"{path}.{k}") for k, v in cast("Mapping[Any, Any]", value).items()
+            str(k): _encode(v, f"{path}.{k}")
+            for k, v in cast("Mapping[object, object]", value).items()
         }
     if isinstance(value, (list, tuple)):
-        return [_encode(v, f"{path}[{i}]") for i, v in enumerate(cast("Sequence[Any]", value))]
+        return [_encode(v, f"{path}[{i}]") for i, v in enumerate(cast("Sequence[object]", value))]
     for key, state_type in _STATE_TYPES.items():
         if type(value) is state_type.cls:
             return {_TYPE_KEY: key, "value": state_type.encode(value)}
@@ -87,13 +88,13 @@ def _encode(value: Any, path: str) -> Any:
     )
 
 
-def _decode(value: Any, path: str) -> Any:
+def _decode(value: object, path: str) -> Any:
     if isinstance(value, list):
-        items = cast("list[Any]", value)
+        items = cast("list[object]", value)
         return [_decode(v, f"{path}[{i}]") for i, v in enumerate(items)]
     if not isinstance(value, dict):
         return value
-    data = cast("dict[str, Any]", value)
+    data = cast("dict[str, object]", value)
     if _TYPE_KEY not in data:
         return {k: _decode(v, f"{path}.{k}") for k, v in data.items()}
     marker = data[_TYPE_KEY]
@@ -153,7 +154,7 @@ class AgentSession(SerializationMixin):
         }
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> AgentSession:
+    def from_dict(cls, data: Mapping[str, object]) -> AgentSession:
         """Restore a session from :meth:`to_dict` output.
 
         Raises:
@@ -173,7 +174,7 @@ class AgentSession(SerializationMixin):
         if not session_id:
             raise SessionError("a session dict needs a non-empty 'session_id'")
         try:
-            state = cast("dict[str, Any]", _decode(fields.get("state") or {}, "state"))
+            state = cast("dict[str, object]", _decode(fields.get("state") or {}, "state"))
         except RecursionError:
             raise SessionError("the session state is nested too deeply to restore") from None
         history_slot = InMemoryHistoryProvider.DEFAULT_SOURCE_ID
@@ -238,7 +239,7 @@ class SessionContext:
         else:
             self.instructions.extend(instructions)
 
-    def extend_tools(self, source_id: str, tools: Sequence[Any]) -> None:
+    def extend_tools(self, source_id: str, tools: Sequence[object]) -> None:
         """Offer more tools for this run."""
         del source_id
         self.tools.extend(tools)

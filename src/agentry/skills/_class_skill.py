@@ -163,6 +163,6 @@ def _members(cls: type) -> list[tuple[str, _Member]]:
     return list(found.items())
 
 
-def _doc_summary(function: Callable[..., Any]) -> str | None:
+def _doc_summary(function: Callable[..., object]) -> str | None:
     doc = inspect.getdoc(function)
     return doc.strip().split("\n\n")[0].strip() if doc else None

@@ -114,18 +114,18 @@ def parse_skill_markdown(text: str) -> tuple[SkillFrontmatter, str]:
     if end is None:
         raise SkillError("SKILL.md frontmatter is not closed by a '---' line")
     try:
-        data: Any = yaml.safe_load("".join(lines[1:end]))
+        data: object = yaml.safe_load("".join(lines[1:end]))
     except yaml.YAMLError as error:
         raise SkillError(f"SKILL.md frontmatter is not valid YAML: {error}") from None
     except RecursionError:
         raise SkillError("SKILL.md frontmatter is nested too deeply to read; flatten it") from None
     if not isinstance(data, dict):
         raise SkillError("SKILL.md frontmatter must be a YAML mapping of fields")
-    frontmatter = SkillFrontmatter.from_mapping(cast("dict[str, Any]", data))
+    frontmatter = SkillFrontmatter.from_mapping(cast("dict[str, object]", data))
     return frontmatter, "".join(lines[end + 1 :]).strip()
 
 
-def _check_name(name: Any) -> None:
+def _check_name(name: object) -> None:
     if not isinstance(name, str) or not name:
         raise SkillError("skill field 'name' must be a non-empty string")
     if len(name) > NAME_MAX_LENGTH:
@@ -145,7 +145,7 @@ def _check_name(name: Any) -> None:
         raise SkillError(f"skill field 'name' {name!r} must not hold two hyphens in a row")
 
 
-def _check_text(field_name: str, value: Any, max_length: int | None) -> None:
+def _check_text(field_name: str, value: object, max_length: int | None) -> None:
     if not isinstance(value, str) or not value.strip():
         raise SkillError(f"skill field '{field_name}' must be a non-empty string")
     if max_length is not None and len(value) > max_length:
@@ -154,7 +154,7 @@ def _check_text(field_name: str, value: Any, max_length: int | None) -> None:
         )
 
 
-def _allowed_tools(value: Any) -> list[str] | None:
+def _allowed_tools(value: object) -> list[str] | None:
     if value is None:
         return None
     if isinstance(value, str):
@@ -164,13 +164,13 @@ def _allowed_tools(value: Any) -> list[str] | None:
     raise SkillError("skill field 'allowed-tools' must be a space-separated string or a list")
 
 
-def _metadata(value: Any) -> dict[str, str]:
+def _metadata(value: object) -> dict[str, str]:
     if value is None:
         return {}
     if not isinstance(value, dict):
         raise SkillError("skill field 'metadata' must be a mapping of strings")
     result: dict[str, str] = {}
-    for key, item in cast("dict[Any, Any]", value).items():
+    for key, item in cast("dict[object, object]", value).items():
         if isinstance(item, bool):
             item = str(item).lower()
         elif isinstance(item, (int, float)):

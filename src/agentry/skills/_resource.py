@@ -32,7 +32,7 @@ class SkillResource:
         name: str,
         *,
         content: str | None = None,
-        function: Callable[[], Any] | None = None,
+        function: Callable[[], object] | None = None,
         description: str | None = None,
     ) -> None:
         if not name:

@@ -38,7 +38,7 @@ class SkillScript:
         self,
         name: str,
         *,
-        function: Callable[..., Any] | None = None,
+        function: Callable[..., object] | None = None,
         path: str | Path | None = None,
         description: str | None = None,
     ) -> None:

@@ -60,7 +60,7 @@ class FunctionTool:
 
     def __init__(
         self,
-        func: Callable[..., Any] | None = None,
+        func: Callable[..., object] | None = None,
         *,
         name: str | None = None,
         description: str | None = None,
@@ -95,7 +95,7 @@ class FunctionTool:
         if func is not None:
             self._inspect_parameters(func)
 
-    def _inspect_parameters(self, func: Callable[..., Any]) -> None:
+    def _inspect_parameters(self, func: Callable[..., object]) -> None:
         untyped: list[str] = []
         for parameter in inspect.signature(func).parameters.values():
             annotation = parameter.annotation
@@ -145,7 +145,7 @@ class FunctionTool:
             },
         }
 
-    def validate_arguments(self, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
+    def validate_arguments(self, arguments: Mapping[str, object] | None) -> dict[str, Any]:
         """The arguments validated and converted to what the function takes.
 
         Raises:
@@ -156,7 +156,7 @@ class FunctionTool:
     async def invoke(
         self,
         *,
-        arguments: Mapping[str, Any] | None = None,
+        arguments: Mapping[str, object] | None = None,
         context: FunctionInvocationContext | None = None,
         validated: bool = False,
     ) -> Any:
@@ -192,7 +192,7 @@ class FunctionTool:
             values = {**context.kwargs, **values}
         self.invocation_count += 1
         if self._is_async:
-            return await cast("Callable[..., Awaitable[Any]]", self.func)(**values)
+            return await cast("Callable[..., Awaitable[object]]", self.func)(**values)
         if self.run_inline:
             result = self.func(**values)
         else:
@@ -201,7 +201,7 @@ class FunctionTool:
             return await result
         return result
 
-    async def __call__(self, **arguments: Any) -> Any:
+    async def __call__(self, **arguments: object) -> Any:
         """Call the tool directly with keyword arguments (validated like a model's call)."""
         return await self.invoke(arguments=arguments)
 
@@ -210,7 +210,7 @@ class FunctionTool:
 
 
 @overload
-def tool(func: Callable[..., Any], /) -> FunctionTool: ...
+def tool(func: Callable[..., object], /) -> FunctionTool: ...
 
 
 @overload
@@ -227,7 +227,7 @@ def tool(
 
 
 def tool(
-    func: Callable[..., Any] | None = None,
+    func: Callable[..., object] | None = None,
     /,
     *,
     name: str | None = None,
@@ -251,7 +251,7 @@ def tool(
         'delete_file'
     """
 
-    def wrap(function: Callable[..., Any]) -> FunctionTool:
+    def wrap(function: Callable[..., object]) -> FunctionTool:
         return FunctionTool(
             func=function,
             name=name,
@@ -264,7 +264,7 @@ def tool(
     return wrap(func) if func is not None else wrap
 
 
-def tool_result_to_text(result: Any) -> str:
+def tool_result_to_text(result: object) -> str:
     """A tool result as the text a model reads: strings as they are, contents (see
     `tool_result_contents`) as their text with media described, the rest as JSON."""
     if isinstance(result, str):

@@ -74,7 +74,7 @@ async def invoke_function_calls(
     middleware: Sequence[MiddlewareFunction],
     config: FunctionInvocationConfiguration,
     session: AgentSession | None = None,
-    function_invocation_kwargs: Mapping[str, Any] | None = None,
+    function_invocation_kwargs: Mapping[str, object] | None = None,
 ) -> ToolCallBatch:
     """Run `calls` (concurrently when there are several) and return their results.
 
@@ -112,7 +112,7 @@ async def _invoke_one(
     middleware: Sequence[MiddlewareFunction],
     config: FunctionInvocationConfiguration,
     session: AgentSession | None,
-    run_kwargs: Mapping[str, Any],
+    run_kwargs: Mapping[str, object],
 ) -> tuple[Content, bool, bool]:
     """One call: (result content, whether it failed, whether middleware asked to stop)."""
     call_id = call.call_id or ""

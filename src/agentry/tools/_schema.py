@@ -28,7 +28,7 @@ class SignatureModel:
     """Validates a tool's arguments and knows their JSON schema."""
 
     def __init__(
-        self, tool_name: str, model: type[BaseModel] | None, schema: Mapping[str, Any] | None
+        self, tool_name: str, model: type[BaseModel] | None, schema: Mapping[str, object] | None
     ) -> None:
         self._tool_name = tool_name
         self._model = model
@@ -43,7 +43,7 @@ class SignatureModel:
             self._schema = schema
         return self._schema
 
-    def validate(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
+    def validate(self, arguments: Mapping[str, object]) -> dict[str, Any]:
         """Validated arguments, converted to the function's parameter types."""
         if not isinstance(arguments, Mapping):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise ToolArgumentsError(
@@ -66,7 +66,7 @@ class SignatureModel:
             ) from None
         return {name: getattr(instance, name) for name in type(instance).model_fields}
 
-    def _validate_against_schema(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
+    def _validate_against_schema(self, arguments: Mapping[str, object]) -> dict[str, Any]:
         schema = self.json_schema()
         missing = [name for name in schema.get("required", ()) if name not in arguments]
         if missing:
@@ -79,7 +79,7 @@ class SignatureModel:
 
 def build_signature_model(
     tool_name: str,
-    func: Callable[..., Any] | None,
+    func: Callable[..., object] | None,
     input_model: type[BaseModel] | Mapping[str, Any] | None,
     *,
     skip: set[str],

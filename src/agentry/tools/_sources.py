@@ -26,7 +26,7 @@ async def expand_tool_sources(tools: list[Any]) -> list[Any]:
     """`tools` with every tool source replaced by the tools it loads."""
     if not any(getattr(type(t), "load_tools", None) is not None for t in tools):  # pyright: ignore[reportUnknownArgumentType]
         return tools
-    expanded: list[Any] = []
+    expanded: list[object] = []
     for item in tools:
         if isinstance(item, ToolSource):
             expanded.extend(await item.load_tools())

@@ -16,7 +16,7 @@ _WHAT_A_TOOL_IS = (
 )
 
 
-def normalize_tools(tools: Sequence[Any] | Any | None) -> list[Any]:
+def normalize_tools(tools: Sequence[object] | object | None) -> list[Any]:
     """Tools as a list, with functions wrapped in `FunctionTool`, checked.
 
     Raises:
@@ -32,13 +32,13 @@ def normalize_tools(tools: Sequence[Any] | Any | None) -> list[Any]:
     return normalized
 
 
-def check_unique_tool_names(tools: Sequence[Any]) -> None:
+def check_unique_tool_names(tools: Sequence[object]) -> None:
     """Raise if two of `tools` have the same name (the model could not tell them apart).
 
     Raises:
         ValueError: Two tools share a name; the message names both.
     """
-    seen: dict[str, Any] = {}
+    seen: dict[str, object] = {}
     for item in tools:
         name = tool_name(item)
         if name is None:
@@ -59,12 +59,12 @@ def check_unique_tool_names(tools: Sequence[Any]) -> None:
         )
 
 
-def tool_name(item: Any) -> str | None:
+def tool_name(item: object) -> str | None:
     """The name the model calls a tool by; None for items without one (tool sources)."""
     if isinstance(item, Mapping):
         declaration = cast(Mapping[str, Any], item)
-        function: Any = declaration.get("function")
-        name: Any = (
+        function: object = declaration.get("function")
+        name: object = (
             cast(Mapping[str, Any], function).get("name")
             if isinstance(function, Mapping)
             else declaration.get("name")
@@ -104,15 +104,15 @@ def _as_tool(item: object) -> Any:
     raise TypeError(f"{item!r} ({type(item).__name__}) is not a tool; {_WHAT_A_TOOL_IS}")
 
 
-def _describe(item: Any) -> str:
+def _describe(item: object) -> str:
     name = tool_name(item)
-    properties: Any = getattr(item, "additional_properties", None)
+    properties: object = getattr(item, "additional_properties", None)
     if isinstance(properties, Mapping):
-        server: Any = cast(Mapping[str, Any], properties).get("mcp_server")
+        server: object = cast(Mapping[str, Any], properties).get("mcp_server")
         if server is not None:
             return f"tool {name!r} of MCP server {server!r}"
-    func: Any = getattr(item, "func", None)
-    qualname: Any = getattr(func, "__qualname__", None)
+    func: object = getattr(item, "func", None)
+    qualname: object = getattr(func, "__qualname__", None)
     if isinstance(qualname, str):
         return f"tool {name!r} (function {qualname})"
     return f"tool {name!r} ({type(item).__name__})"

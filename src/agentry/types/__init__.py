@@ -1,6 +1,7 @@
 """Messages, contents, responses, streaming updates and chat options."""
 
 from agentry.types._content import Content, ContentType, UsageDetails, add_usage_details
+from agentry.types._json import JsonObject, JsonValue
 from agentry.types._keywords import suggest_keywords, unknown_names_message
 from agentry.types._message import (
     AgentRunInputs,
@@ -25,6 +26,8 @@ __all__ = [
     "Content",
     "ContentType",
     "FinishReason",
+    "JsonObject",
+    "JsonValue",
     "Message",
     "ResponseStream",
     "RoleLiteral",

@@ -161,7 +161,7 @@ class Content:
         media_type: str | None = None,
         call_id: str | None = None,
         name: str | None = None,
-        arguments: str | Mapping[str, Any] | None = None,
+        arguments: str | Mapping[str, object] | None = None,
         result: Any = None,
         exception: BaseException | None = None,
         message: str | None = None,
@@ -172,7 +172,7 @@ class Content:
         approved: bool | None = None,
         protected_data: str | None = None,
         additional_properties: dict[str, Any] | None = None,
-        raw_representation: Any = None,
+        raw_representation: object = None,
     ) -> None:
         self.type: ContentType = type
         self.text = text
@@ -294,7 +294,7 @@ class Content:
         *,
         call_id: str,
         name: str,
-        arguments: str | Mapping[str, Any] | None = None,
+        arguments: str | Mapping[str, object] | None = None,
         **kwargs: Any,
     ) -> Self:
         """A model's request to call a tool; `arguments` is a dict or a JSON string."""
@@ -406,7 +406,7 @@ class Content:
                 f"arguments of the call to {self.name!r} must be a JSON object, "
                 f"got {type(parsed).__name__}"
             )
-        return dict(cast("Mapping[str, Any]", parsed))
+        return dict(cast("Mapping[str, object]", parsed))
 
     def get_data_bytes(self) -> bytes:
         """The decoded bytes of `data` content."""
@@ -460,7 +460,7 @@ class Content:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict; runtime-only fields (raw representation, exception) are left out."""
-        data: dict[str, Any] = {"type": self.type}
+        data: dict[str, object] = {"type": self.type}
         for field in _FIELDS:
             value = getattr(self, field)
             if value is not None:
@@ -516,7 +516,7 @@ def content_from_stored(data: Mapping[str, Any]) -> Content:
 
 
 def _join_arguments(
-    first: str | Mapping[str, Any] | None, second: str | Mapping[str, Any] | None
+    first: str | Mapping[str, object] | None, second: str | Mapping[str, object] | None
 ) -> str | Mapping[str, Any] | None:
     if second is None or second == "":
         return first
@@ -527,16 +527,16 @@ def _join_arguments(
     raise ContentError("cannot merge streamed function-call arguments of mixed kinds")
 
 
-def _jsonable(value: Any) -> Any:
+def _jsonable(value: object) -> Any:
     """Tool results are usually JSON already; anything else is stored as its string form."""
     if value is None or isinstance(value, (str, int, float, bool)):
         return value
     if isinstance(value, Content):
         return value.to_dict()
     if isinstance(value, Mapping):
-        return {str(k): _jsonable(v) for k, v in cast("Mapping[Any, Any]", value).items()}
+        return {str(k): _jsonable(v) for k, v in cast("Mapping[object, object]", value).items()}
     if isinstance(value, Sequence) and not isinstance(value, (bytes, bytearray)):
-        return [_jsonable(v) for v in cast("Sequence[Any]", value)]
+        return [_jsonable(v) for v in cast("Sequence[object]", value)]
     to_json = getattr(value, "model_dump", None)
     if callable(to_json):
         return to_json(mode="json")

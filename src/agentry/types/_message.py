@@ -74,7 +74,7 @@ class Message(SerializationMixin):
         author_name: str | None = None,
         message_id: str | None = None,
         additional_properties: dict[str, Any] | None = None,
-        raw_representation: Any = None,
+        raw_representation: object = None,
     ) -> None:
         if role not in _ROLES:
             raise ValueError(_role_problem(role, contents))
@@ -97,7 +97,7 @@ class Message(SerializationMixin):
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (the raw provider representation is left out)."""
-        data: dict[str, Any] = {
+        data: dict[str, object] = {
             "role": self.role,
             "contents": [c.to_dict() for c in self.contents],
         }

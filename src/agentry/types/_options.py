@@ -56,7 +56,7 @@ class ChatOptions(TypedDict, total=False):
 _OPTION_NAMES = frozenset(ChatOptions.__annotations__)
 
 
-def check_chat_options(options: Mapping[str, Any] | None, *, where: str = "options") -> None:
+def check_chat_options(options: Mapping[str, object] | None, *, where: str = "options") -> None:
     """Raise if `options` has a key that is not a chat option.
 
     Raises:

@@ -80,10 +80,10 @@ class _ResponseBase(SerializationMixin, Generic[_UpdateT]):
         created_at: str | None = None,
         finish_reason: FinishReason | None = None,
         usage_details: UsageDetails | None = None,
-        value: Any = None,
-        response_format: Any = None,
+        value: object = None,
+        response_format: object = None,
         additional_properties: dict[str, Any] | None = None,
-        raw_representation: Any = None,
+        raw_representation: object = None,
     ) -> None:
         if messages is None:
             self.messages: list[Message] = []
@@ -127,7 +127,7 @@ class _ResponseBase(SerializationMixin, Generic[_UpdateT]):
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (the structured value is rebuilt from the text, not stored)."""
-        data: dict[str, Any] = {"messages": [m.to_dict() for m in self.messages]}
+        data: dict[str, object] = {"messages": [m.to_dict() for m in self.messages]}
         fields = ("response_id", "created_at", "finish_reason", "usage_details")
         for field in (*fields, *type(self)._extra_fields):
             value = getattr(self, field)
@@ -149,7 +149,7 @@ class _ResponseBase(SerializationMixin, Generic[_UpdateT]):
         return cls(messages=messages, **fields)
 
     @classmethod
-    def from_updates(cls, updates: Iterable[_UpdateT], *, response_format: Any = None) -> Self:
+    def from_updates(cls, updates: Iterable[_UpdateT], *, response_format: object = None) -> Self:
         """Fold a stream of updates into the response it describes."""
         response = cls(response_format=response_format)
         _fold(response, updates)
@@ -157,7 +157,7 @@ class _ResponseBase(SerializationMixin, Generic[_UpdateT]):
 
     @classmethod
     async def from_update_stream(
-        cls, updates: AsyncIterable[_UpdateT], *, response_format: Any = None
+        cls, updates: AsyncIterable[_UpdateT], *, response_format: object = None
     ) -> Self:
         """Consume an async stream of updates and fold it (see :meth:`from_updates`)."""
         return cls.from_updates([u async for u in updates], response_format=response_format)
@@ -221,10 +221,10 @@ class ChatResponse(_ResponseBase[ChatResponseUpdate]):
         created_at: str | None = None,
         finish_reason: FinishReason | None = None,
         usage_details: UsageDetails | None = None,
-        value: Any = None,
-        response_format: Any = None,
+        value: object = None,
+        response_format: object = None,
         additional_properties: dict[str, Any] | None = None,
-        raw_representation: Any = None,
+        raw_representation: object = None,
     ) -> None:
         super().__init__(
             messages=messages,
@@ -263,10 +263,10 @@ class AgentResponse(_ResponseBase[AgentResponseUpdate]):
         created_at: str | None = None,
         finish_reason: FinishReason | None = None,
         usage_details: UsageDetails | None = None,
-        value: Any = None,
-        response_format: Any = None,
+        value: object = None,
+        response_format: object = None,
         additional_properties: dict[str, Any] | None = None,
-        raw_representation: Any = None,
+        raw_representation: object = None,
     ) -> None:
         super().__init__(
             messages=messages,
@@ -350,7 +350,7 @@ def _fold(response: _ResponseBase[Any], updates: Iterable[_UpdateBase]) -> None:
     response.messages = [m for m in messages if m.contents]
 
 
-def parse_structured_output(text: str, response_format: Any) -> Any:
+def parse_structured_output(text: str, response_format: object) -> Any:
     """Parse `text` with a pydantic model class or, for a JSON schema dict, as JSON.
 
     Raises:

@@ -92,16 +92,16 @@ class SerializationMixin:
             raise cls.serialization_error(
                 f"a {cls._kind()} must be a JSON object, not {json.dumps(data)[:40]}"
             )
-        return cls.from_dict(cast("dict[str, Any]", data))
+        return cls.from_dict(cast("dict[str, object]", data))
 
 
-def _plain(value: Any) -> Any:
+def _plain(value: object) -> Any:
     if isinstance(value, SerializationMixin):
         return value.to_dict()
     if isinstance(value, (list, tuple)):
-        return [_plain(item) for item in cast("list[Any]", value)]
+        return [_plain(item) for item in cast("list[object]", value)]
     if isinstance(value, dict):
-        items = cast("dict[str, Any]", value).items()
+        items = cast("dict[str, object]", value).items()
         return {key: _plain(item) for key, item in items}
     return value
 
@@ -110,7 +110,7 @@ def _plain(value: Any) -> Any:
 def _shape_of(cls: type) -> type:
     """The stored shape of a serializable dataclass: a `TypedDict` of its fields."""
     hints = get_type_hints(cls)
-    fields: dict[str, Any] = {}
+    fields: dict[str, object] = {}
     for field in dataclasses.fields(cls):
         hint = _stored_type(hints[field.name])
         has_default = (
@@ -121,7 +121,7 @@ def _shape_of(cls: type) -> type:
     return stored_fields(TypedDict(f"{cls.__name__}Fields", fields))  # type: ignore[operator]
 
 
-def _stored_type(hint: Any) -> Any:
+def _stored_type(hint: object) -> Any:
     """`hint` with every serializable dataclass replaced by its stored shape."""
     if isinstance(hint, type) and _is_serializable_dataclass(hint):
         return _shape_of(hint)
@@ -140,7 +140,7 @@ def _build(cls: type, fields: dict[str, Any]) -> Any:
     return cls(**{name: _rebuild(hints[name], value) for name, value in fields.items()})
 
 
-def _rebuild(hint: Any, value: object) -> object:
+def _rebuild(hint: object, value: object) -> object:
     """`value`, checked against `hint`, with the dicts of serializable dataclasses rebuilt."""
     origin, args = get_origin(hint), get_args(hint)
     if isinstance(value, list):
@@ -148,7 +148,7 @@ def _rebuild(hint: Any, value: object) -> object:
         return [_rebuild(args[0], item) for item in items] if origin is list and args else items
     if not isinstance(value, dict):
         return value
-    fields = cast("dict[str, Any]", value)
+    fields = cast("dict[str, object]", value)
     members = args if origin in (Union, types.UnionType) else (hint,)
     for member in members:
         if isinstance(member, type) and _is_serializable_dataclass(member):

@@ -73,7 +73,7 @@ class _UpdateBase(SerializationMixin):
         response_id: str | None = None,
         created_at: str | None = None,
         additional_properties: dict[str, Any] | None = None,
-        raw_representation: Any = None,
+        raw_representation: object = None,
     ) -> None:
         self.contents = to_contents(contents)
         self.role = role
@@ -96,7 +96,7 @@ class _UpdateBase(SerializationMixin):
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict."""
-        data: dict[str, Any] = {"contents": [c.to_dict() for c in self.contents]}
+        data: dict[str, object] = {"contents": [c.to_dict() for c in self.contents]}
         fields = ("role", "author_name", "message_id", "response_id", "created_at")
         for field in (*fields, *type(self)._extra_fields):
             value = getattr(self, field)
@@ -153,7 +153,7 @@ class ChatResponseUpdate(_UpdateBase):
         finish_reason: FinishReason | None = None,
         created_at: str | None = None,
         additional_properties: dict[str, Any] | None = None,
-        raw_representation: Any = None,
+        raw_representation: object = None,
     ) -> None:
         super().__init__(
             contents=contents,
@@ -189,7 +189,7 @@ class AgentResponseUpdate(_UpdateBase):
         finish_reason: FinishReason | None = None,
         created_at: str | None = None,
         additional_properties: dict[str, Any] | None = None,
-        raw_representation: Any = None,
+        raw_representation: object = None,
     ) -> None:
         super().__init__(
             contents=contents,

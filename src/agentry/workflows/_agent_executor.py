@@ -160,7 +160,9 @@ class AgentExecutor(Executor):
 
     # endregion
 
-    async def _run_agent(self, ctx: WorkflowContext[Any, Any]) -> None:
+    async def _run_agent(
+        self, ctx: WorkflowContext[AgentExecutorResponse, AgentResponse | AgentResponseUpdate]
+    ) -> None:
         messages, self._pending = self._pending, []
         if ctx.is_streaming:
             stream = self.agent.run(messages, stream=True, session=self.session)

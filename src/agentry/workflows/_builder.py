@@ -301,7 +301,7 @@ class WorkflowBuilder:
             )
         return kinds, None
 
-    def _selected(self, selection: Sequence[Any] | str, argument: str) -> list[str]:
+    def _selected(self, selection: Sequence[object] | str, argument: str) -> list[str]:
         if isinstance(selection, str):
             raise WorkflowValidationError(
                 f"{argument} must be a list of executors or 'all', not {selection!r}",

@@ -127,7 +127,7 @@ class WorkflowCheckpoint(SerializationMixin):
         }
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> WorkflowCheckpoint:
+    def from_dict(cls, data: Mapping[str, object]) -> WorkflowCheckpoint:
         """Read a checkpoint from :meth:`to_dict` output.
 
         Raises:

@@ -11,8 +11,8 @@ if TYPE_CHECKING:
 
 __all__ = ["RunHooks", "WorkflowContext"]
 
-OutT = TypeVar("OutT", default=Never)
-WorkflowOutT = TypeVar("WorkflowOutT", default=Never)
+OutT = TypeVar("OutT", contravariant=True, default=Never)
+WorkflowOutT = TypeVar("WorkflowOutT", contravariant=True, default=Never)
 
 
 class RunHooks(Protocol):
@@ -23,12 +23,12 @@ class RunHooks(Protocol):
 
     def emit(self, event: WorkflowEvent[Any]) -> None: ...
 
-    def yield_output(self, executor_id: str, output: Any) -> None: ...
+    def yield_output(self, executor_id: str, output: object) -> None: ...
 
-    def pass_on_intermediate_output(self, executor_id: str, output: Any) -> None: ...
+    def pass_on_intermediate_output(self, executor_id: str, output: object) -> None: ...
 
     def request_info(
-        self, executor_id: str, data: Any, response_type: Any, request_id: str | None
+        self, executor_id: str, data: object, response_type: object, request_id: str | None
     ) -> str: ...
 
 
@@ -101,7 +101,7 @@ class WorkflowContext(Generic[OutT, WorkflowOutT]):
         self._run.emit(event)
 
     async def request_info(
-        self, request_data: Any, response_type: Any, *, request_id: str | None = None
+        self, request_data: object, response_type: object, *, request_id: str | None = None
     ) -> str:
         """Ask the caller for information; the answer comes to a `@response_handler`.
 
@@ -118,11 +118,11 @@ class WorkflowContext(Generic[OutT, WorkflowOutT]):
         """
         return self._run.request_info(self._executor_id, request_data, response_type, request_id)
 
-    def get_state(self, key: str, default: Any = None) -> Any:
+    def get_state(self, key: str, default: object = None) -> Any:
         """A value of the run's shared state, or `default`."""
         return self._run.state.get(key, default)
 
-    def set_state(self, key: str, value: Any) -> None:
+    def set_state(self, key: str, value: object) -> None:
         """Set a value of the run's shared state (seen by every executor, checkpointed)."""
         self._run.state[key] = value
 

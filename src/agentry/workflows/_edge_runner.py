@@ -50,13 +50,13 @@ class Router:
     group: EdgeGroup
 
     def route(
-        self, message: Any, target_id: str | None, source: str, inbox: Inbox, run: RouteState
+        self, message: object, target_id: str | None, source: str, inbox: Inbox, run: RouteState
     ) -> bool:
         """Deliver `message` along this group; whether any target took it."""
         raise NotImplementedError
 
     async def route_async(
-        self, message: Any, target_id: str | None, source: str, inbox: Inbox, run: RouteState
+        self, message: object, target_id: str | None, source: str, inbox: Inbox, run: RouteState
     ) -> bool:
         """`route`, for groups whose conditions or selection are coroutines."""
         return self.route(message, target_id, source, inbox, run)
@@ -66,7 +66,9 @@ class Router:
         return False
 
 
-def _deliver(target: Executor, message: Any, source: str | tuple[str, ...], inbox: Inbox) -> bool:
+def _deliver(
+    target: Executor, message: object, source: str | tuple[str, ...], inbox: Inbox
+) -> bool:
     entry = target._dispatcher.find(message)  # pyright: ignore[reportPrivateUsage]
     if entry is None:
         return False
@@ -89,7 +91,7 @@ class _EdgeRouter(Router):
         self.is_async = condition is not None and inspect.iscoroutinefunction(condition)
 
     def route(
-        self, message: Any, target_id: str | None, source: str, inbox: Inbox, run: RouteState
+        self, message: object, target_id: str | None, source: str, inbox: Inbox, run: RouteState
     ) -> bool:
         if target_id is not None and target_id != self.target_id:
             return False
@@ -99,7 +101,7 @@ class _EdgeRouter(Router):
         return _deliver(self.target, message, source, inbox)
 
     async def route_async(
-        self, message: Any, target_id: str | None, source: str, inbox: Inbox, run: RouteState
+        self, message: object, target_id: str | None, source: str, inbox: Inbox, run: RouteState
     ) -> bool:
         if target_id is not None and target_id != self.target_id:
             return False
@@ -119,7 +121,7 @@ class _FanOutRouter(Router):
         self.is_async = select is not None and inspect.iscoroutinefunction(select)
 
     def route(
-        self, message: Any, target_id: str | None, source: str, inbox: Inbox, run: RouteState
+        self, message: object, target_id: str | None, source: str, inbox: Inbox, run: RouteState
     ) -> bool:
         if self.select is None:
             chosen: Sequence[str] = self.target_ids
@@ -128,14 +130,19 @@ class _FanOutRouter(Router):
         return self._send(message, target_id, source, inbox, chosen)
 
     async def route_async(
-        self, message: Any, target_id: str | None, source: str, inbox: Inbox, run: RouteState
+        self, message: object, target_id: str | None, source: str, inbox: Inbox, run: RouteState
     ) -> bool:
         select = cast(Any, self.select)
         chosen = await cast(Awaitable[Sequence[str]], select(message, list(self.target_ids)))
         return self._send(message, target_id, source, inbox, chosen)
 
     def _send(
-        self, message: Any, target_id: str | None, source: str, inbox: Inbox, chosen: Sequence[str]
+        self,
+        message: object,
+        target_id: str | None,
+        source: str,
+        inbox: Inbox,
+        chosen: Sequence[str],
     ) -> bool:
         delivered = False
         for chosen_id in chosen:
@@ -168,7 +175,7 @@ class _SwitchCaseRouter(Router):
         )
 
     def route(
-        self, message: Any, target_id: str | None, source: str, inbox: Inbox, run: RouteState
+        self, message: object, target_id: str | None, source: str, inbox: Inbox, run: RouteState
     ) -> bool:
         for condition, target in self.branches:
             if condition is None or condition(message):
@@ -176,7 +183,7 @@ class _SwitchCaseRouter(Router):
         return False
 
     async def route_async(
-        self, message: Any, target_id: str | None, source: str, inbox: Inbox, run: RouteState
+        self, message: object, target_id: str | None, source: str, inbox: Inbox, run: RouteState
     ) -> bool:
         for condition, target in self.branches:
             if condition is None:
@@ -190,7 +197,7 @@ class _SwitchCaseRouter(Router):
 
     @staticmethod
     def _take(
-        target: Executor, message: Any, target_id: str | None, source: str, inbox: Inbox
+        target: Executor, message: object, target_id: str | None, source: str, inbox: Inbox
     ) -> bool:
         if target_id is not None and target_id != target.id:
             return False
@@ -206,7 +213,7 @@ class _FanInRouter(Router):
         self.target = target
 
     def route(
-        self, message: Any, target_id: str | None, source: str, inbox: Inbox, run: RouteState
+        self, message: object, target_id: str | None, source: str, inbox: Inbox, run: RouteState
     ) -> bool:
         if target_id is not None and target_id != self.target.id:
             return False

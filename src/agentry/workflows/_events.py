@@ -161,18 +161,18 @@ class WorkflowEvent(Generic[DataT]):
         return WorkflowEvent("failed", details=details, executor_id=details.executor_id)
 
     @classmethod
-    def output(cls, executor_id: str, data: Any) -> WorkflowEvent[Any]:
+    def output(cls, executor_id: str, data: object) -> WorkflowEvent[Any]:
         """An executor yielded Workflow Output."""
         return WorkflowEvent("output", data, executor_id=executor_id)
 
     @classmethod
-    def intermediate(cls, executor_id: str, data: Any) -> WorkflowEvent[Any]:
+    def intermediate(cls, executor_id: str, data: object) -> WorkflowEvent[Any]:
         """An executor yielded Intermediate Output (visible progress)."""
         return WorkflowEvent("intermediate", data, executor_id=executor_id)
 
     @classmethod
     def request_info(
-        cls, *, request_id: str, source_executor_id: str, data: Any, response_type: Any
+        cls, *, request_id: str, source_executor_id: str, data: object, response_type: object
     ) -> WorkflowEvent[Any]:
         """An executor asks the caller for information."""
         return WorkflowEvent(
@@ -200,12 +200,12 @@ class WorkflowEvent(Generic[DataT]):
         return WorkflowEvent("superstep_completed", iteration=iteration)
 
     @classmethod
-    def executor_invoked(cls, executor_id: str, data: Any = None) -> WorkflowEvent[Any]:
+    def executor_invoked(cls, executor_id: str, data: object = None) -> WorkflowEvent[Any]:
         """An executor is about to handle `data`."""
         return WorkflowEvent("executor_invoked", data, executor_id=executor_id)
 
     @classmethod
-    def executor_completed(cls, executor_id: str, data: Any = None) -> WorkflowEvent[Any]:
+    def executor_completed(cls, executor_id: str, data: object = None) -> WorkflowEvent[Any]:
         """An executor finished handling a message."""
         return WorkflowEvent("executor_completed", data, executor_id=executor_id)
 
@@ -235,10 +235,10 @@ _new_event = object.__new__
 
 
 def quick_event(
-    type: str, data: Any, executor_id: str | None, iteration: int | None
+    type: str, data: object, executor_id: str | None, iteration: int | None
 ) -> WorkflowEvent[Any]:
     """An event built without keyword parsing: the runner's hot path (4 events per hop)."""
-    event: WorkflowEvent[Any] = _new_event(WorkflowEvent)
+    event: WorkflowEvent[object] = _new_event(WorkflowEvent)
     event.type = type
     event.data = data
     event.executor_id = executor_id

@@ -116,7 +116,7 @@ class Executor:
         """The output types it may yield; None when some handler does not say."""
         return _union_of(e[1] for e in self._emits)
 
-    def can_handle(self, message: Any) -> bool:
+    def can_handle(self, message: object) -> bool:
         """Whether some handler accepts `message`."""
         return self._dispatcher.find(message) is not None
 
@@ -132,7 +132,7 @@ class Executor:
     # region running
 
     async def handle_response(
-        self, request_data: Any, response: Any, ctx: WorkflowContext[Any, Any]
+        self, request_data: object, response: object, ctx: WorkflowContext[object, object]
     ) -> None:
         """Deliver the answer to a request this executor made (to its `@response_handler`).
 
@@ -149,7 +149,7 @@ class Executor:
         await entry.call(request_data, response, ctx)
 
     async def _on_response(
-        self, delivery: ResponseDelivery, ctx: WorkflowContext[Any, Any]
+        self, delivery: ResponseDelivery, ctx: WorkflowContext[object, object]
     ) -> None:
         """Take an answer from the runner (sub-workflows override this to route by id)."""
         await self.handle_response(delivery.request.data, delivery.response, ctx)
@@ -172,7 +172,7 @@ def _handlers_of(cls: type) -> _ClassHandlers:
     if cached is not None:
         return cached
     handlers: list[tuple[str, HandlerSpec]] = []
-    responses: list[tuple[str, Any, Any, _Emits]] = []
+    responses: list[tuple[str, object, object, _Emits]] = []
     seen: set[str] = set()
     for klass in cls.__mro__:
         for name, member in vars(klass).items():
@@ -190,8 +190,8 @@ def _handlers_of(cls: type) -> _ClassHandlers:
     return result
 
 
-def _union_of(groups: Iterable[tuple[Any, ...] | None]) -> list[Any] | None:
-    merged: list[Any] = []
+def _union_of(groups: Iterable[tuple[object, ...] | None]) -> list[Any] | None:
+    merged: list[object] = []
     for group in groups:
         if group is None:
             return None

@@ -34,7 +34,7 @@ class FunctionExecutor(Executor):
         'double'
     """
 
-    def __init__(self, func: Callable[..., Any], id: str | None = None) -> None:
+    def __init__(self, func: Callable[..., object], id: str | None = None) -> None:
         if not callable(func):
             raise TypeError(f"FunctionExecutor needs a function, not {type(func).__name__}")
         self.func = func
@@ -47,7 +47,7 @@ class FunctionExecutor(Executor):
 
 
 @overload
-def executor(func: Callable[..., Any], /, *, id: str | None = None) -> FunctionExecutor: ...
+def executor(func: Callable[..., object], /, *, id: str | None = None) -> FunctionExecutor: ...
 
 
 @overload
@@ -55,7 +55,7 @@ def executor(*, id: str | None = None) -> Callable[[Callable[..., Any]], Functio
 
 
 def executor(
-    func: Callable[..., Any] | None = None, /, *, id: str | None = None
+    func: Callable[..., object] | None = None, /, *, id: str | None = None
 ) -> FunctionExecutor | Callable[[Callable[..., Any]], FunctionExecutor]:
     """Turn a function into a `FunctionExecutor`; use as `@executor` or `@executor(id=...)`.
 
@@ -70,7 +70,7 @@ def executor(
     if func is not None:
         return FunctionExecutor(func, id=id)
 
-    def wrap(target: Callable[..., Any]) -> FunctionExecutor:
+    def wrap(target: Callable[..., object]) -> FunctionExecutor:
         return FunctionExecutor(target, id=id)
 
     return wrap

@@ -34,7 +34,7 @@ __all__ = [
 HANDLER_ATTR = "__agentry_workflow_handler__"
 RESPONSE_HANDLER_ATTR = "__agentry_workflow_response_handler__"
 
-HandlerCall = Callable[[Any, WorkflowContext[Any, Any]], Awaitable[Any]]
+HandlerCall = Callable[[Any, WorkflowContext[object, object]], Awaitable[Any]]
 """A handler ready to call: `(message, ctx)`, whatever its own signature."""
 
 _FuncT = TypeVar("_FuncT", bound=Callable[..., Any])
@@ -54,7 +54,7 @@ def handler(func: _FuncT, /) -> _FuncT: ...
 
 @overload
 def handler(
-    *, input: Any = ..., output: Any = ..., workflow_output: Any = ...
+    *, input: object = ..., output: object = ..., workflow_output: object = ...
 ) -> Callable[[_FuncT], _FuncT]: ...
 
 
@@ -130,7 +130,7 @@ class HandlerSpec:
     takes_context: bool
 
 
-def handler_spec(func: Callable[..., Any], *, owner: str, is_method: bool) -> HandlerSpec:
+def handler_spec(func: Callable[..., object], *, owner: str, is_method: bool) -> HandlerSpec:
     """Read a handler's signature. `owner` names its executor in errors."""
     options = cast(_HandlerOptions, getattr(func, HANDLER_ATTR, _HandlerOptions()))
     params = _parameters(func, is_method)
@@ -165,7 +165,7 @@ def handler_spec(func: Callable[..., Any], *, owner: str, is_method: bool) -> Ha
 
 
 def response_handler_spec(
-    func: Callable[..., Any], *, owner: str
+    func: Callable[..., object], *, owner: str
 ) -> tuple[Any, Any, tuple[Any, ...] | None, tuple[Any, ...] | None]:
     """(request type, response type, output types, workflow output types) of a response handler."""
     params = _parameters(func, True)
@@ -182,7 +182,7 @@ def response_handler_spec(
     return hints[params[0].name], hints[params[1].name], outputs, workflow_outputs
 
 
-def _parameters(func: Callable[..., Any], is_method: bool) -> list[inspect.Parameter]:
+def _parameters(func: Callable[..., object], is_method: bool) -> list[inspect.Parameter]:
     params = [
         p
         for p in inspect.signature(func).parameters.values()
@@ -191,7 +191,7 @@ def _parameters(func: Callable[..., Any], is_method: bool) -> list[inspect.Param
     return params[1:] if is_method else params
 
 
-def _type_hints(func: Callable[..., Any], where: str) -> dict[str, Any]:
+def _type_hints(func: Callable[..., object], where: str) -> dict[str, Any]:
     try:
         return typing.get_type_hints(func)
     except Exception as error:
@@ -199,7 +199,7 @@ def _type_hints(func: Callable[..., Any], where: str) -> dict[str, Any]:
 
 
 def _context_types(
-    annotation: Any, where: str
+    annotation: object, where: str
 ) -> tuple[tuple[Any, ...] | None, tuple[Any, ...] | None]:
     """What a `WorkflowContext[...]` annotation allows: (sends, yields); None means unsaid."""
     if annotation is WorkflowContext or annotation is inspect.Parameter.empty:
@@ -216,24 +216,26 @@ def _context_types(
     return sends, yields
 
 
-def make_call(func: Callable[..., Any], takes_context: bool) -> HandlerCall:
+def make_call(func: Callable[..., object], takes_context: bool) -> HandlerCall:
     """A `(message, ctx)` coroutine function around a handler of any supported shape."""
     if not inspect.iscoroutinefunction(func):
         if takes_context:
 
-            async def call_sync_with_context(message: Any, ctx: WorkflowContext[Any, Any]) -> Any:
+            async def call_sync_with_context(
+                message: object, ctx: WorkflowContext[object, object]
+            ) -> Any:
                 return await asyncio.to_thread(func, message, ctx)
 
             return call_sync_with_context
 
-        async def call_sync(message: Any, ctx: WorkflowContext[Any, Any]) -> Any:
+        async def call_sync(message: object, ctx: WorkflowContext[object, object]) -> Any:
             return await asyncio.to_thread(func, message)
 
         return call_sync
     if takes_context:
         return cast(HandlerCall, func)
 
-    async def call_without_context(message: Any, ctx: WorkflowContext[Any, Any]) -> Any:
+    async def call_without_context(message: object, ctx: WorkflowContext[object, object]) -> Any:
         return await func(message)
 
     return functools.update_wrapper(call_without_context, func)
@@ -268,9 +270,9 @@ class Dispatcher:
         """The declared input types, in handler order."""
         return [entry.spec.input_type for entry in self.entries]
 
-    def find(self, message: Any) -> HandlerEntry | None:
+    def find(self, message: object) -> HandlerEntry | None:
         """The handler for `message`, or None when no handler accepts it."""
-        cls: type[Any] = message.__class__
+        cls: type[object] = message.__class__
         try:
             return self._cache[cls]
         except KeyError:
@@ -299,9 +301,9 @@ class ResponseEntry:
     def __init__(
         self,
         name: str,
-        request_type: Any,
-        response_type: Any,
-        call: Callable[[Any, Any, WorkflowContext[Any, Any]], Awaitable[Any]],
+        request_type: object,
+        response_type: object,
+        call: Callable[[object, object, WorkflowContext[object, object]], Awaitable[object]],
     ) -> None:
         self.name = name
         self.request = compile_matcher(request_type)
@@ -317,7 +319,7 @@ class ResponseDispatcher:
     def __init__(self, entries: Sequence[ResponseEntry]) -> None:
         self.entries = list(entries)
 
-    def find(self, request: Any, response: Any) -> ResponseEntry | None:
+    def find(self, request: object, response: object) -> ResponseEntry | None:
         """The closest-typed handler accepting both, or None."""
         candidates = [
             e for e in self.entries if e.request.check(request) and e.response.check(response)
@@ -332,6 +334,6 @@ class ResponseDispatcher:
         )
 
 
-def _class(value: Any) -> type[Any]:
-    cls: type[Any] = value.__class__
+def _class(value: object) -> type[Any]:
+    cls: type[object] = value.__class__
     return cls

@@ -29,7 +29,7 @@ class WorkflowRunResult(list[WorkflowEvent[Any]]):
         events: Iterable[WorkflowEvent[Any]] = (),
         *,
         final_state: WorkflowRunState | None = None,
-        restored_outputs: Iterable[Any] = (),
+        restored_outputs: Iterable[object] = (),
     ) -> None:
         super().__init__(events)
         self._final_state = final_state

@@ -25,7 +25,7 @@ class PendingRequest:
     __slots__ = ("data", "request_id", "response_type", "source_executor_id")
 
     def __init__(
-        self, request_id: str, source_executor_id: str, data: Any, response_type: Any
+        self, request_id: str, source_executor_id: str, data: object, response_type: object
     ) -> None:
         self.request_id = request_id
         self.source_executor_id = source_executor_id
@@ -47,7 +47,7 @@ class ResponseDelivery:
 
     __slots__ = ("request", "response")
 
-    def __init__(self, request: PendingRequest, response: Any) -> None:
+    def __init__(self, request: PendingRequest, response: object) -> None:
         self.request = request
         self.response = response
 
@@ -92,7 +92,7 @@ class RunState:
 
     async def snapshot(self, executors: Mapping[str, Executor]) -> dict[str, Any]:
         """The run (with each executor's saved state) as live values, ready to encode."""
-        messages: list[dict[str, Any]] = []
+        messages: list[dict[str, object]] = []
         for target, deliveries in self.inbox.items():
             for message, source, _ in deliveries:
                 if isinstance(message, ResponseDelivery):
@@ -169,7 +169,9 @@ def _request_record(request: PendingRequest) -> dict[str, Any]:
     }
 
 
-def _request_from(record: Mapping[str, Any], executors: Mapping[str, Executor]) -> PendingRequest:
+def _request_from(
+    record: Mapping[str, object], executors: Mapping[str, Executor]
+) -> PendingRequest:
     return PendingRequest(
         str(record["request_id"]),
         _known(record["source_executor_id"], executors),
@@ -178,7 +180,7 @@ def _request_from(record: Mapping[str, Any], executors: Mapping[str, Executor]) 
     )
 
 
-def _known(executor_id: Any, executors: Mapping[str, Executor]) -> str:
+def _known(executor_id: object, executors: Mapping[str, Executor]) -> str:
     if executor_id not in executors:
         raise WorkflowCheckpointException(
             f"the checkpoint refers to executor {executor_id!r}, which this workflow does not "

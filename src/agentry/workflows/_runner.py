@@ -96,7 +96,7 @@ class Runner:
         """Report an event to the caller."""
         self._sink(event)
 
-    def yield_output(self, executor_id: str, output: Any) -> None:
+    def yield_output(self, executor_id: str, output: object) -> None:
         """Report an executor's output as Workflow Output, Intermediate Output, or not."""
         kind = self._kinds.get(executor_id, self._default_kind)
         if kind == "output":
@@ -105,14 +105,14 @@ class Runner:
         elif kind == "intermediate":
             self._sink(quick_event("intermediate", output, executor_id, None))
 
-    def pass_on_intermediate_output(self, executor_id: str, output: Any) -> None:
+    def pass_on_intermediate_output(self, executor_id: str, output: object) -> None:
         """Report a sub-workflow's Intermediate Output as its executor's, unless the
         executor's outputs are hidden."""
         if self._kinds.get(executor_id, self._default_kind) is not None:
             self._sink(quick_event("intermediate", output, executor_id, None))
 
     def request_info(
-        self, executor_id: str, data: Any, response_type: Any, request_id: str | None
+        self, executor_id: str, data: object, response_type: object, request_id: str | None
     ) -> str:
         """Record a request for the caller and announce it."""
         request_id = request_id or uuid.uuid4().hex
@@ -200,11 +200,11 @@ class Runner:
         execute = self._execute_observed
         if len(inbox) == 1:
             ((executor_id, deliveries),) = inbox.items()
-            outbox: list[tuple[Any, str | None]] = []
+            outbox: list[tuple[object, str | None]] = []
             await execute(executors[executor_id], deliveries, outbox)
             outboxes = [(executor_id, outbox)]
         else:
-            outboxes: list[tuple[str, list[tuple[Any, str | None]]]] = [
+            outboxes: list[tuple[str, list[tuple[object, str | None]]]] = [
                 (executor_id, []) for executor_id in inbox
             ]
             await asyncio.gather(
@@ -234,7 +234,9 @@ class Runner:
         executor_id = executor.id
         for message, source, entry in deliveries:
             sink(quick_event("executor_invoked", message, executor_id, None))
-            ctx: WorkflowContext[Any, Any] = WorkflowContext(self, executor_id, source, outbox)
+            ctx: WorkflowContext[object, object] = WorkflowContext(
+                self, executor_id, source, outbox
+            )
             try:
                 if entry is not None:
                     result = await entry.call(message, ctx)
@@ -310,7 +312,7 @@ class Runner:
             router.flush(inbox, route_state)
 
 
-def apply_responses(run: RunState, responses: Mapping[str, Any]) -> None:
+def apply_responses(run: RunState, responses: Mapping[str, object]) -> None:
     """Queue the caller's answers for delivery in the next superstep.
 
     Raises:

@@ -51,7 +51,7 @@ class WorkflowExecutor(Executor):
         super().__init__(id or workflow.name)
 
     def _build_handlers(self) -> tuple[list[HandlerEntry], list[ResponseEntry], list[Any]]:
-        produced: tuple[Any, ...] | None = tuple(self.workflow.output_types) or None
+        produced: tuple[object, ...] | None = tuple(self.workflow.output_types) or None
         sends, yields = ((), produced) if self.allow_direct_output else (produced, ())
         entries = [
             HandlerEntry(
@@ -66,19 +66,19 @@ class WorkflowExecutor(Executor):
         inner = [t for e in self.workflow.executors.values() for t in e.checkpoint_types()]
         return [*super().checkpoint_types(), *inner]
 
-    async def _on_input(self, message: Any, ctx: WorkflowContext[Any, Any]) -> None:
+    async def _on_input(self, message: object, ctx: WorkflowContext[object, object]) -> None:
         if self._active is not None:
             self._queue.append(message)
             return
         await self._start(message, ctx)
 
-    async def _start(self, message: Any, ctx: WorkflowContext[Any, Any]) -> None:
+    async def _start(self, message: object, ctx: WorkflowContext[object, object]) -> None:
         run = RunState()
         run.inbox[self.workflow.start_executor_id] = [(message, INPUT_SOURCE, None)]
         await self._drive(run, ctx)
 
     async def _on_response(
-        self, delivery: ResponseDelivery, ctx: WorkflowContext[Any, Any]
+        self, delivery: ResponseDelivery, ctx: WorkflowContext[object, object]
     ) -> None:
         request_id = delivery.request.request_id
         run = self._active
@@ -89,7 +89,7 @@ class WorkflowExecutor(Executor):
         apply_responses(run, {request_id: delivery.response})
         await self._drive(run, ctx)
 
-    async def _drive(self, run: RunState, ctx: WorkflowContext[Any, Any]) -> None:
+    async def _drive(self, run: RunState, ctx: WorkflowContext[object, object]) -> None:
         """Run the sub-workflow until idle, passing its results up as they come, then start
         queued inputs."""
         forward = self._forwarder(ctx)
@@ -107,7 +107,9 @@ class WorkflowExecutor(Executor):
             run = RunState()
             run.inbox[self.workflow.start_executor_id] = [(self._queue.pop(0), INPUT_SOURCE, None)]
 
-    def _forwarder(self, ctx: WorkflowContext[Any, Any]) -> Callable[[WorkflowEvent[Any]], None]:
+    def _forwarder(
+        self, ctx: WorkflowContext[object, object]
+    ) -> Callable[[WorkflowEvent[Any]], None]:
         """A sink for the inner run's events that passes outputs and requests to the parent
         run at once (so a streaming caller sees them live)."""
         # The sink is called synchronously by the inner runner, so it uses the synchronous

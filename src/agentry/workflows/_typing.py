@@ -29,7 +29,7 @@ _NEVER: tuple[Any, ...] = (Never, typing.NoReturn)
 _SEQUENCE_ORIGINS: tuple[Any, ...] = (list, set, frozenset, abc.Sequence, abc.Set, abc.Iterable)
 
 
-def _strip(tp: Any) -> Any:
+def _strip(tp: object) -> Any:
     """Drop `Annotated[...]` extras, resolve type aliases, and replace TypeVars by bounds."""
     while True:
         if typing.get_origin(tp) is typing.Annotated:
@@ -44,13 +44,13 @@ def _strip(tp: Any) -> Any:
             return tp
 
 
-def flatten_union(tp: Any) -> list[Any]:
+def flatten_union(tp: object) -> list[Any]:
     """The members of a union (or `[tp]`); `Never` gives an empty list."""
     tp = _strip(tp)
     if tp in _NEVER:
         return []
     if typing.get_origin(tp) in _UNION_TYPES:
-        members: list[Any] = []
+        members: list[object] = []
         for arg in typing.get_args(tp):
             members.extend(flatten_union(arg))
         return members
@@ -83,7 +83,7 @@ class TypeMatcher:
 
     __slots__ = ("accepts_any", "annotation", "check", "classes", "outer")
 
-    def __init__(self, annotation: Any) -> None:
+    def __init__(self, annotation: object) -> None:
         self.annotation = annotation
         check, classes, outer = _compile(annotation)
         self.check: Callable[[Any], bool] = check
@@ -91,7 +91,7 @@ class TypeMatcher:
         self.outer: tuple[type, ...] = outer
         self.accepts_any = outer == (object,) and classes == (object,)
 
-    def matches(self, value: Any) -> bool:
+    def matches(self, value: object) -> bool:
         """Whether `value` is an instance of the annotation."""
         return self.check(value)
 
@@ -107,16 +107,16 @@ class TypeMatcher:
         return best if self.classes is not None else best + 1_000
 
 
-def compile_matcher(annotation: Any) -> TypeMatcher:
+def compile_matcher(annotation: object) -> TypeMatcher:
     """Compile an annotation into a `TypeMatcher`."""
     return TypeMatcher(annotation)
 
 
-def _always(_: Any) -> bool:
+def _always(_: object) -> bool:
     return True
 
 
-def _compile(tp: Any) -> tuple[Callable[[Any], bool], tuple[type, ...] | None, tuple[type, ...]]:
+def _compile(tp: object) -> tuple[Callable[[Any], bool], tuple[type, ...] | None, tuple[type, ...]]:
     """(check, plain classes or None, outer classes) of an annotation."""
     tp = _strip(tp)
     if tp is Any or tp is object:
@@ -136,7 +136,7 @@ def _compile(tp: Any) -> tuple[Callable[[Any], bool], tuple[type, ...] | None, t
         allowed = typing.get_args(tp)
         outer: tuple[type, ...] = tuple({_class(v) for v in allowed})
 
-        def check_literal(value: Any) -> bool:
+        def check_literal(value: object) -> bool:
             return any(value == a and type(value) is type(a) for a in allowed)
 
         return check_literal, None, outer
@@ -151,7 +151,7 @@ def _compile(tp: Any) -> tuple[Callable[[Any], bool], tuple[type, ...] | None, t
 
 
 def _compile_generic(
-    tp: Any, origin: Any
+    tp: object, origin: object
 ) -> tuple[Callable[[Any], bool], tuple[type, ...] | None, tuple[type, ...]]:
     args = typing.get_args(tp)
     base: type = origin if isinstance(origin, type) else object
@@ -184,7 +184,7 @@ def _compile_generic(
             return (
                 lambda value: (
                     isinstance(value, tuple)
-                    and all(item_check(v) for v in cast("tuple[Any, ...]", value))
+                    and all(item_check(v) for v in cast("tuple[object, ...]", value))
                 ),
                 None,
                 (tuple,),
@@ -193,10 +193,10 @@ def _compile_generic(
         return (
             lambda value: (
                 isinstance(value, tuple)
-                and len(cast("tuple[Any, ...]", value)) == len(checks)
+                and len(cast("tuple[object, ...]", value)) == len(checks)
                 and all(
                     check(v)
-                    for check, v in zip(checks, cast("tuple[Any, ...]", value), strict=True)
+                    for check, v in zip(checks, cast("tuple[object, ...]", value), strict=True)
                 )
             ),
             None,
@@ -208,7 +208,7 @@ def _compile_generic(
     return (lambda value: isinstance(value, base)), (base,), (base,)
 
 
-def is_type_compatible(source: Any, target: Any) -> bool:
+def is_type_compatible(source: object, target: object) -> bool:
     """Whether a value declared as `source` can be accepted by a handler of `target`.
 
     A union source is compatible when any member is (the edge carries at least some of the
@@ -242,13 +242,13 @@ def is_type_compatible(source: Any, target: Any) -> bool:
     )
 
 
-def _class_of(tp: Any) -> type:
+def _class_of(tp: object) -> type:
     origin = typing.get_origin(tp)
     if isinstance(origin, type):
         return origin
     return tp if isinstance(tp, type) else object
 
 
-def _class(value: Any) -> type[Any]:
-    cls: type[Any] = value.__class__
+def _class(value: object) -> type[Any]:
+    cls: type[object] = value.__class__
     return cls

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from agentry.workflows._edges import (
     EdgeGroup,
@@ -108,7 +107,7 @@ def _check_types(executors: Mapping[str, Executor], groups: Sequence[EdgeGroup])
                     f"no output type), yet an edge leads from it to {target.id!r}; declare "
                     "what it sends as WorkflowContext[T] or remove the edge"
                 )
-            arriving: list[Any] = [list[t] for t in sent] if fan_in else list(sent)  # pyright: ignore[reportUnknownVariableType]
+            arriving: list[object] = [list[t] for t in sent] if fan_in else list(sent)  # pyright: ignore[reportUnknownVariableType]
             accepted = target.input_types
             if not any(is_type_compatible(a, t) for a in arriving for t in accepted):
                 raise TypeCompatibilityError(
@@ -142,5 +141,5 @@ def _check_reachable(
         )
 
 
-def _names(types: Sequence[Any]) -> str:
+def _names(types: Sequence[object]) -> str:
     return "[" + ", ".join(type_name(t) for t in types) + "]"

@@ -36,7 +36,7 @@ OutputKind = Literal["output", "intermediate"] | None
 class _Plan:
     """What one `run` call asks for, checked before anything runs."""
 
-    message: Any = None
+    message: object = None
     responses: Mapping[str, Any] | None = None
     checkpoint_id: str | None = None
     storage: CheckpointStorage | None = None
@@ -117,7 +117,7 @@ class Workflow:
     @property
     def output_types(self) -> list[Any]:
         """Types of Workflow Output the output executors declare (empty when none say)."""
-        found: list[Any] = []
+        found: list[object] = []
         for executor_id, executor in self.executors.items():
             if self.output_kind_of(executor_id) == "output":
                 found.extend(t for t in executor.workflow_output_types or () if t not in found)
@@ -137,10 +137,10 @@ class Workflow:
     @overload
     def run(
         self,
-        message: Any = None,
+        message: object = None,
         *,
         stream: Literal[False] = False,
-        responses: Mapping[str, Any] | None = None,
+        responses: Mapping[str, object] | None = None,
         checkpoint_id: str | None = None,
         checkpoint_storage: CheckpointStorage | None = None,
         include_status_events: bool = False,
@@ -149,10 +149,10 @@ class Workflow:
     @overload
     def run(
         self,
-        message: Any = None,
+        message: object = None,
         *,
         stream: Literal[True],
-        responses: Mapping[str, Any] | None = None,
+        responses: Mapping[str, object] | None = None,
         checkpoint_id: str | None = None,
         checkpoint_storage: CheckpointStorage | None = None,
         include_status_events: bool = False,
@@ -160,10 +160,10 @@ class Workflow:
 
     def run(
         self,
-        message: Any = None,
+        message: object = None,
         *,
         stream: bool = False,
-        responses: Mapping[str, Any] | None = None,
+        responses: Mapping[str, object] | None = None,
         checkpoint_id: str | None = None,
         checkpoint_storage: CheckpointStorage | None = None,
         include_status_events: bool = False,
@@ -203,8 +203,8 @@ class Workflow:
 
     def _plan(
         self,
-        message: Any,
-        responses: Mapping[str, Any] | None,
+        message: object,
+        responses: Mapping[str, object] | None,
         checkpoint_id: str | None,
         storage: CheckpointStorage | None,
     ) -> _Plan:
@@ -312,7 +312,7 @@ class Workflow:
         self._enter()
         try:
             run, announce = await self._prepare(plan)
-            events: list[WorkflowEvent[Any]] = []
+            events: list[WorkflowEvent[object]] = []
             runner = Runner(self, run, sink=events.append, streaming=False, storage=plan.storage)
             final = await runner.execute(announce)
         finally:
@@ -398,9 +398,9 @@ class _EventChannel:
 
 def _graph_signature(workflow: Workflow) -> str:
     """A hash of the graph's shape: executors (id and class) and edges."""
-    groups: list[Any] = []
+    groups: list[object] = []
     for group in workflow.edge_groups:
-        record: list[Any] = [
+        record: list[object] = [
             type(group).__name__,
             group.id,
             [[e.source_id, e.target_id] for e in group.edges],

@@ -183,7 +183,7 @@ class WorkflowAgent(BaseAgent):
         responses = self._answers_in(messages)
         conversation = [*history, *messages]
         if stream:
-            events: Any = (
+            events: object = (
                 self.workflow.run(responses=responses, stream=True)
                 if responses
                 else self.workflow.run(conversation, stream=True)
@@ -213,7 +213,7 @@ class WorkflowAgent(BaseAgent):
     def _answers_in(self, messages: list[Message]) -> dict[str, Any]:
         """Answers to the workflow's pending requests found in the input messages."""
         pending = {event.request_id for event in self.workflow.pending_requests}
-        answers: dict[str, Any] = {}
+        answers: dict[str, object] = {}
         for message in messages:
             for content in message.contents:
                 if content.type == "function_approval_response":
@@ -233,7 +233,9 @@ class WorkflowAgent(BaseAgent):
             return data.to_updates()
         if isinstance(data, Message):
             data = [data]
-        if isinstance(data, list) and all(isinstance(m, Message) for m in cast("list[Any]", data)):
+        if isinstance(data, list) and all(
+            isinstance(m, Message) for m in cast("list[object]", data)
+        ):
             return [
                 AgentResponseUpdate(
                     contents=m.contents,
