@@ -67,7 +67,7 @@ class Router:
 
 
 def _deliver(target: Executor, message: Any, source: str | tuple[str, ...], inbox: Inbox) -> bool:
-    entry = target._dispatcher.find(message)  # pyright: ignore[reportPrivateUsage]
+    entry = target.find_handler(message)
     if entry is None:
         return False
     bucket = inbox.get(target.id)
