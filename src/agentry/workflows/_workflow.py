@@ -137,6 +137,8 @@ class Workflow:
 
     # region running
 
+    # Not the agent or chat overloads: a workflow run returns a WorkflowRunResult or a
+    # stream of WorkflowEvents and takes responses and checkpoints, so it has its own pair.
     @overload
     def run(
         self,
