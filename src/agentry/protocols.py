@@ -31,6 +31,8 @@ __all__ = ["SupportsAgentRun", "SupportsChatGetResponse"]
 class SupportsChatGetResponse(Protocol):
     """Anything that answers chat messages: the model boundary of agentry."""
 
+    # BaseChatClient implements these overloads once for every client; a protocol cannot
+    # share them with a class, so they are written here and there.
     @overload
     def get_response(
         self,
@@ -68,6 +70,8 @@ class SupportsAgentRun(Protocol):
     name: str | None
     description: str | None
 
+    # BaseAgent implements these overloads once for agentry's agents; a protocol cannot
+    # share them with a class, so they are written here and there.
     @overload
     def run(
         self,

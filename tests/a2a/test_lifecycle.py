@@ -298,8 +298,9 @@ async def test_idle_waiting_task_is_released_and_still_resumes() -> None:
         a2a_client(server.url, streaming=False) as client,
     ):
         waiting = await send_blocking(client, user_message("Delete a.txt"))
-        # The release is invisible on the wire; the SDK's registry of live tasks shows it.
-        registry = server.app.request_handler._active_task_registry
+        # The release is invisible on the wire; only the SDK's registry of live tasks,
+        # which it does not make public, shows it.
+        registry = server.app.request_handler._active_task_registry  # pyright: ignore[reportPrivateUsage]
         for _ in range(100):
             if await registry.get(waiting.id) is None:
                 break

@@ -149,3 +149,17 @@ async def test_a_custom_agent_takes_the_keywords_its_run_declares_and_no_others(
         greeter.run("hi", styl="loud")
     with pytest.raises(TypeError, match="did you mean 'session'"):
         greeter.run("hi", sesion=None, stream=True)
+
+
+async def test_an_agent_that_inherits_run_names_itself_for_a_misspelled_keyword() -> None:
+    from agentry.workflows import WorkflowBuilder
+
+    writer = Agent(client=ScriptedChatClient(["Hi"]), name="writer")
+    agent = WorkflowBuilder(start_executor=writer).build().as_agent()
+    with pytest.raises(
+        TypeError,
+        match=r"WorkflowAgent.run\(\) got unknown keyword argument 'sesion' "
+        r"\(did you mean 'session'\?\)",
+    ):
+        await agent.run("Hi", sesion=agent.create_session())  # type: ignore[call-overload]  # pyright: ignore[reportCallIssue]
+    assert (await agent.run("Hi")).text == "Hi"

@@ -32,7 +32,7 @@ def test_auto_picks_openai_when_configured(monkeypatch: pytest.MonkeyPatch) -> N
 def test_a_client_module_this_installation_lacks_is_named(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setitem(_clients._LOCATIONS, "local", (("agentry.no_such_local", "Client"),))
+    monkeypatch.setitem(_clients.CLIENT_LOCATIONS, "local", (("agentry.no_such_local", "Client"),))
     with pytest.raises(CliError, match=r"has no local chat client \(agentry.no_such_local"):
         _clients.make_client("local")
 

@@ -19,7 +19,7 @@ from agentry.local._decision import (
     inline_refs,
     parse_decision,
 )
-from agentry.local._generation import _StopScanner
+from agentry.local._generation import StopScanner
 from agentry.local._prompt import PromptMode, build_chat_turns
 from agentry.local._request import output_schema, prompt_mode
 
@@ -154,13 +154,13 @@ def test_a_tool_call_streams_no_answer_text() -> None:
 
 
 def test_stop_sequences_hold_back_text_until_decided() -> None:
-    scanner = _StopScanner(["END"])
+    scanner = StopScanner(["END"])
     assert scanner.feed("abc E") == ("abc ", False)
     assert scanner.feed("N") == ("", False)
     assert scanner.feed("X more") == ("ENX more", False)
     assert scanner.feed("tail EN") == ("tail ", False)
     assert scanner.feed("D after") == ("", True)
-    assert _StopScanner(["END"]).flush("x") == "x"
+    assert StopScanner(["END"]).flush("x") == "x"
 
 
 def test_tool_results_are_folded_into_the_question_they_answer() -> None:

@@ -158,7 +158,7 @@ async def test_concurrent_requests_queue_on_the_one_model(client: LocalChatClien
         client.get_response("Say no.", options=options),
     )
     assert all(r.text for r in responses)
-    assert (await other._shared_model()) is (await client._shared_model())
+    assert (await other.shared_model()) is (await client.shared_model())
 
 
 async def test_an_abandoned_stream_frees_the_model(client: LocalChatClient) -> None:

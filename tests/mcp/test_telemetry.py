@@ -10,7 +10,7 @@ import pytest
 from agentry import Agent
 from agentry.clients.scripted import ScriptedChatClient
 from agentry.mcp import MCPStdioTool
-from tests.observability.conftest import Telemetry, _telemetry  # pyright: ignore[reportPrivateUsage]
+from tests.observability.conftest import Telemetry, capture_telemetry
 
 from .conftest import SERVERS, basic_stdio
 
@@ -19,12 +19,12 @@ pytestmark = pytest.mark.timeout(60)
 
 @pytest.fixture
 def telemetry() -> Iterator[Telemetry]:
-    yield from _telemetry(sensitive=False)
+    yield from capture_telemetry(sensitive=False)
 
 
 @pytest.fixture
 def sensitive_telemetry() -> Iterator[Telemetry]:
-    yield from _telemetry(sensitive=True)
+    yield from capture_telemetry(sensitive=True)
 
 
 async def run_addition() -> None:

@@ -40,7 +40,8 @@ class Telemetry:
         ]
 
 
-def _telemetry(sensitive: bool) -> Iterator[Telemetry]:
+def capture_telemetry(sensitive: bool) -> Iterator[Telemetry]:
+    """Instrumentation on, spans and metrics kept in memory, until the generator closes."""
     exporter = InMemorySpanExporter()
     tracer_provider = TracerProvider()
     tracer_provider.add_span_processor(SimpleSpanProcessor(exporter))
@@ -62,10 +63,10 @@ def _telemetry(sensitive: bool) -> Iterator[Telemetry]:
 @pytest.fixture
 def telemetry() -> Iterator[Telemetry]:
     """Instrumentation on, sensitive data off, spans and metrics kept in memory."""
-    yield from _telemetry(sensitive=False)
+    yield from capture_telemetry(sensitive=False)
 
 
 @pytest.fixture
 def sensitive_telemetry() -> Iterator[Telemetry]:
     """Instrumentation on with sensitive data recorded."""
-    yield from _telemetry(sensitive=True)
+    yield from capture_telemetry(sensitive=True)

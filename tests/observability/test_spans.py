@@ -316,8 +316,8 @@ async def test_nothing_is_recorded_when_instrumentation_is_off() -> None:
     # with the switch off, the core hands back its own objects, not traced wrappers
     client = ScriptedChatClient(["Hi"])
     stream = client.get_response([Message("user", ["Hi"])], stream=True)
-    assert type(stream._source).__name__ == "async_generator"
-    assert stream._source.__qualname__ == "ScriptedChatClient._inner_get_streaming_response"  # type: ignore[attr-defined]
+    assert type(stream.source).__name__ == "async_generator"
+    assert stream.source.__qualname__ == "ScriptedChatClient._inner_get_streaming_response"  # type: ignore[attr-defined]
     await stream.get_final_response()
 
 

@@ -227,8 +227,8 @@ def corrupt(storage: CheckpointStorage, checkpoint_id: str, tmp_path: Path) -> N
     """Damage one stored checkpoint in place."""
     garbage = '{"format": "agentry.workflow_checkpoint", "version": 1, "checkpoint_id": '
     if isinstance(storage, InMemoryCheckpointStorage):
-        name, _ = storage._documents[checkpoint_id]  # pyright: ignore[reportPrivateUsage]
-        storage._documents[checkpoint_id] = (name, garbage)  # pyright: ignore[reportPrivateUsage]
+        name, _ = storage.documents[checkpoint_id]
+        storage.documents[checkpoint_id] = (name, garbage)
     elif isinstance(storage, FileCheckpointStorage):
         (storage.directory / f"{checkpoint_id}.json").write_text(garbage)
     else:

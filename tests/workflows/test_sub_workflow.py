@@ -227,4 +227,4 @@ async def test_a_waiting_sub_workflow_resumes_from_a_checkpoint() -> None:
     )
     assert second.get_outputs() == ["ok to use 'a'? -> yes"]
     assert [e.data for e in second.get_request_info_events()] == [Question("ok to use 'b'?")]
-    assert restored_sub._queue == []  # pyright: ignore[reportPrivateUsage]
+    assert (await restored_sub.on_checkpoint_save())["queue"] == []

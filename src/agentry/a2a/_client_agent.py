@@ -6,9 +6,9 @@ import asyncio
 import contextlib
 import json
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Sequence
+from collections.abc import AsyncIterator, Sequence
 from types import TracebackType
-from typing import Any, Literal, cast, overload
+from typing import Any, cast
 
 import httpx
 from a2a.client import A2ACardResolver, Client, ClientConfig, create_client
@@ -30,18 +30,12 @@ from typing_extensions import Self
 from agentry.a2a._errors import A2AConfigError, RemoteAgentError
 from agentry.a2a._parts import METADATA_PROPERTY, content_to_part
 from agentry.a2a._task_reader import FAILED_STATES, TaskReader, task_has_ended
-from agentry.agents import BaseAgent, run_with_agent_middleware
+from agentry.agents import BaseAgent
 from agentry.errors import ContentError
-from agentry.middleware import AgentContext, split_middleware
 from agentry.sessions import AgentSession
 from agentry.types import (
-    AgentResponse,
     AgentResponseUpdate,
-    AgentRunInputs,
     Message,
-    ResponseStream,
-    normalize_messages,
-    suggest_keywords,
 )
 
 __all__ = ["A2AAgent"]
@@ -141,50 +135,16 @@ class A2AAgent(BaseAgent):
             await self._http.aclose()
             self._http = None
 
-    @overload
-    def run(
-        self,
-        messages: AgentRunInputs | None = None,
-        *,
-        stream: Literal[False] = False,
-        session: AgentSession | None = None,
-    ) -> Awaitable[AgentResponse]: ...
-
-    @overload
-    def run(
-        self,
-        messages: AgentRunInputs | None = None,
-        *,
-        stream: Literal[True],
-        session: AgentSession | None = None,
-    ) -> ResponseStream[AgentResponseUpdate, AgentResponse]: ...
-
-    @suggest_keywords
-    def run(
-        self,
-        messages: AgentRunInputs | None = None,
-        *,
-        stream: bool = False,
-        session: AgentSession | None = None,
-    ) -> Awaitable[AgentResponse] | ResponseStream[AgentResponseUpdate, AgentResponse]:
+    def _run_updates(
+        self, messages: list[Message], session: AgentSession | None, *, stream: bool
+    ) -> AsyncIterator[AgentResponseUpdate]:
         """Send `messages` to the remote agent as one A2A message.
 
         Raises:
             RemoteAgentError: The remote task failed, was rejected or canceled, or the
                 remote agent could not be reached.
         """
-        return run_with_agent_middleware(
-            self,
-            split_middleware(self.middleware)["agent"] if self.middleware else [],
-            normalize_messages(messages),
-            session,
-            stream=stream,
-            core=self._core,
-            response_format=None,
-        )
-
-    def _core(self, context: AgentContext) -> AsyncIterator[AgentResponseUpdate]:
-        return self._exchange(context.messages, context.session)
+        return self._exchange(messages, session)
 
     async def _get_client(self) -> Client:
         async with self._client_lock:

@@ -123,6 +123,8 @@ class Agent(BaseAgent):
         if resources is not None:
             await resources.__aexit__(exc_type, exc, traceback)
 
+    # BaseAgent.run's overloads again, with this agent's extra run keywords typed: a
+    # keyword set cannot be a type parameter of the base (Unpack takes no TypeVar).
     @overload
     def run(
         self,

@@ -20,6 +20,7 @@ from agentry.types import (
     Message,
     ResponseStream,
     normalize_messages,
+    suggest_keywords,
     unknown_names_message,
 )
 
@@ -76,6 +77,11 @@ class BaseAgent:
                 )
             cls.run = _one_method_run(run)  # type: ignore[method-assign]
 
+    # The one implementation of the agent run overloads: agentry's agents without extra
+    # keywords (WorkflowAgent, A2AAgent) implement `_run_updates` and inherit these. Only
+    # `SupportsAgentRun` (a protocol cannot share a class's methods) and `Agent` (whose
+    # extra keywords are typed, which a generic or TypedDict parameter cannot express for
+    # an overload) write them again.
     @overload
     def run(
         self,
@@ -94,6 +100,7 @@ class BaseAgent:
         session: AgentSession | None = None,
     ) -> ResponseStream[AgentResponseUpdate, AgentResponse]: ...
 
+    @suggest_keywords
     def run(
         self,
         messages: AgentRunInputs | None = None,
@@ -101,7 +108,37 @@ class BaseAgent:
         stream: bool = False,
         session: AgentSession | None = None,
     ) -> Awaitable[AgentResponse] | ResponseStream[AgentResponseUpdate, AgentResponse]:
-        """Run the agent; subclasses implement this (see the class docstring)."""
+        """Run the agent on `messages`, inside its agent middleware.
+
+        A custom agent writes its own `run` (see the class docstring); agentry's agents
+        without extra keyword arguments implement `_run_updates` and keep this one.
+
+        Args:
+            messages: Text, a message, or a list of messages.
+            stream: Return a `ResponseStream` of updates instead of an awaitable response.
+            session: The conversation to continue.
+
+        Raises:
+            TypeError: An unknown keyword argument (the message names the closest one).
+        """
+
+        def core(context: AgentContext) -> AsyncIterator[AgentResponseUpdate]:
+            return self._run_updates(context.messages, context.session, stream=stream)
+
+        return run_with_agent_middleware(
+            self,
+            split_middleware(self.middleware)["agent"] if self.middleware else [],
+            normalize_messages(messages),
+            session,
+            stream=stream,
+            core=core,
+            response_format=None,
+        )
+
+    def _run_updates(
+        self, messages: list[Message], session: AgentSession | None, *, stream: bool
+    ) -> AsyncIterator[AgentResponseUpdate]:
+        """The updates of one run; `stream` says whether the caller streams them."""
         raise NotImplementedError(f"{type(self).__name__} must implement run()")
 
     @property

@@ -12,7 +12,7 @@ from typing import Any, cast
 from agentry.cli._errors import CliError
 from agentry.errors import MissingExtraError
 
-__all__ = ["CLIENT_CHOICES", "make_client", "scripted_client_from_file"]
+__all__ = ["CLIENT_CHOICES", "CLIENT_LOCATIONS", "make_client", "scripted_client_from_file"]
 
 CLIENT_CHOICES = (
     "auto",
@@ -28,8 +28,7 @@ CLIENT_CHOICES = (
 """The clients by name; `PROVIDER:MODEL` (`ollama:qwen2.5`) names an OpenAI-compatible server
 of `agentry.openai.providers`."""
 
-# Where each client lives; the first importable place wins.
-_LOCATIONS: dict[str, tuple[tuple[str, str], ...]] = {
+CLIENT_LOCATIONS: dict[str, tuple[tuple[str, str], ...]] = {
     "openai": (("agentry.openai", "OpenAIChatClient"),),
     "openai-chat": (("agentry.openai", "OpenAIChatCompletionClient"),),
     "azure": (("agentry.azure", "AzureOpenAIChatClient"),),
@@ -38,6 +37,9 @@ _LOCATIONS: dict[str, tuple[tuple[str, str], ...]] = {
     "anthropic": (("agentry.anthropic", "AnthropicChatClient"),),
     "local": (("agentry.local", "LocalChatClient"), ("agentry.clients.local", "LocalChatClient")),
 }
+"""Where each client of `CLIENT_CHOICES` lives, as (module, class); the first importable
+place wins."""
+
 _EXTRAS = {
     "openai": "openai",
     "openai-chat": "openai",
@@ -76,7 +78,7 @@ def make_client(choice: str, *, model: str | None = None, script: str | None = N
         return scripted_client_from_file(script, model=model)
     if script:
         raise CliError(f"--script only works with --client scripted, not {choice!r}", exit_code=2)
-    if choice not in _LOCATIONS:
+    if choice not in CLIENT_LOCATIONS:
         return _provider_client(choice, model=model)
     client_class = _find_client(choice)
     return client_class(model) if model else client_class()
@@ -107,7 +109,7 @@ def _provider_client(choice: str, *, model: str | None) -> Any:
 
 
 def _find_client(choice: str) -> Any:
-    locations = _LOCATIONS.get(choice)
+    locations = CLIENT_LOCATIONS.get(choice)
     if locations is None:
         raise CliError(
             f"unknown client {choice!r}; choose one of: {', '.join(CLIENT_CHOICES)}", exit_code=2

@@ -80,6 +80,8 @@ class BaseChatClient:
                 "that yields ChatResponseUpdates"
             )
 
+    # The one implementation of the chat overloads (concrete clients implement the
+    # `_inner_*` hooks); `SupportsChatGetResponse` repeats them as a protocol must.
     @overload
     def get_response(
         self,

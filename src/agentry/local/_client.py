@@ -126,11 +126,12 @@ class LocalChatClient(BaseChatClient):
             ModelFileError: The model file or one of its packages is missing.
             ModelChecksumError: The file's sha256 is not the pinned one.
         """
-        shared = await self._shared_model()
+        shared = await self.shared_model()
         loaded = await shared.run(lambda model: model)
         return LocalModelInfo(self.model, loaded.path, self.n_ctx, loaded.load_seconds)
 
-    async def _shared_model(self) -> SharedModel:
+    async def shared_model(self) -> SharedModel:
+        """The process-wide model this client runs on; clients with equal settings share one."""
         if self._shared is None:
             path = await asyncio.to_thread(self._verified_path)
             settings = ModelSettings(path, self.n_ctx, self.n_threads, self.chat_template)
@@ -182,7 +183,7 @@ class LocalChatClient(BaseChatClient):
             prompt = model.format_prompt(turns)
             return generate(model, replace(request, prompt=prompt), cancelled)
 
-        shared = await self._shared_model()
+        shared = await self.shared_model()
         reply = _Reply(self.model, mode)
         async for item in shared.stream(job):
             if isinstance(item, GenerationEnd):

@@ -16,7 +16,7 @@ from typing import Any
 from agentry.local._errors import LocalModelError
 from agentry.local._llama import LoadedModel, grammar_for_schema
 
-__all__ = ["GenerationEnd", "GenerationRequest", "generate"]
+__all__ = ["GenerationEnd", "GenerationRequest", "StopScanner", "generate"]
 
 
 @dataclass(frozen=True)
@@ -91,7 +91,7 @@ def generate(
         grammar=grammar,
     )
     decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-    stops = _StopScanner(request.stop)
+    stops = StopScanner(request.stop)
     count = 0
     finish_reason = "length"
     stopped = False
@@ -120,7 +120,7 @@ def generate(
     yield GenerationEnd(finish_reason, len(prompt_tokens), count)
 
 
-class _StopScanner:
+class StopScanner:
     """Holds back text that could be the start of a stop sequence until it is decided."""
 
     def __init__(self, stop: Sequence[str]) -> None:

@@ -253,6 +253,8 @@ async def _send_unvalidated(
     `CallToolResult`, which a `CreateTaskResult` is not; the task-augmented call therefore
     goes straight to the session's dispatcher and its answer is validated here.
     """
+    # The SDK offers no public way to send a request without validating its answer, so
+    # this uses the session's own stamping and dispatcher.
     data: dict[str, Any] = {"method": method, "params": params}
     options: CallOptions = {}
     session._stamp(data, options)  # pyright: ignore[reportPrivateUsage]

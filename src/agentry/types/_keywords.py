@@ -55,10 +55,19 @@ def suggest_keywords(function: Callable[_P, _R]) -> Callable[_P, _R]:
             unknown = [name for name in kwargs if name not in valid]
             if not unknown:
                 raise
-            what = f"{function.__qualname__.removesuffix('.__init__')}()"
+            what = f"{_qualified_name(function, args).removesuffix('.__init__')}()"
             raise TypeError(unknown_names_message(what, unknown, valid)) from None
 
     return call
+
+
+def _qualified_name(function: Callable[..., object], args: tuple[object, ...]) -> str:
+    """The function's name; for a method, qualified by the class it was called on (a
+    subclass that inherits it is named, not the base that defines it)."""
+    parameters = list(inspect.signature(function).parameters)
+    if args and parameters and parameters[0] == "self":
+        return f"{type(args[0]).__name__}.{function.__name__}"
+    return function.__qualname__
 
 
 def _keyword_names(function: Callable[..., object]) -> list[str]:

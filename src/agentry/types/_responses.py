@@ -21,7 +21,7 @@ from agentry.types._updates import (
     AgentResponseUpdate,
     ChatResponseUpdate,
     FinishReason,
-    _UpdateBase,
+    ResponseUpdateBase,
 )
 from agentry.types._validation import check_fields, stored_fields
 
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 __all__ = ["AgentResponse", "ChatResponse", "parse_structured_output"]
 
-_UpdateT = TypeVar("_UpdateT", bound=_UpdateBase)
+_UpdateT = TypeVar("_UpdateT", bound=ResponseUpdateBase)
 
 
 @stored_fields
@@ -69,7 +69,7 @@ class _ResponseBase(SerializationMixin, Generic[_UpdateT]):
         "usage_details",
     )
     _extra_fields: ClassVar[tuple[str, ...]] = ()
-    _update_class: ClassVar[type[_UpdateBase]]
+    _update_class: ClassVar[type[ResponseUpdateBase]]
     _stored_shape: ClassVar[type] = _StoredResponse
 
     def __init__(
@@ -152,7 +152,7 @@ class _ResponseBase(SerializationMixin, Generic[_UpdateT]):
     def from_updates(cls, updates: Iterable[_UpdateT], *, response_format: object = None) -> Self:
         """Fold a stream of updates into the response it describes."""
         response = cls(response_format=response_format)
-        _fold(response, updates)
+        _fold(response, updates, extra_fields=cls._extra_fields)
         return response
 
     @classmethod
@@ -299,12 +299,17 @@ def _distinct_ids(messages: list[Message]) -> list[str | None]:
     return ids
 
 
-def _fold(response: _ResponseBase[Any], updates: Iterable[_UpdateBase]) -> None:
+def _fold(
+    response: _ResponseBase[Any],
+    updates: Iterable[ResponseUpdateBase],
+    *,
+    extra_fields: tuple[str, ...],
+) -> None:
     """Fold `updates` into `response`: group contents into messages, merge text and
-    streamed call arguments, add up usage, keep the last value of response-level fields."""
+    streamed call arguments, add up usage, keep the last value of response-level fields
+    (the common ones and `extra_fields`)."""
     messages = response.messages
     current: Message | None = None
-    extra_fields = type(response)._extra_fields
     for update in updates:
         role = update.role
         message_id = update.message_id

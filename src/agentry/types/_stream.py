@@ -41,6 +41,11 @@ class ResponseStream(Generic[UpdateT, FinalT]):
         self.updates: list[UpdateT] = []
         """The updates consumed so far."""
 
+    @property
+    def source(self) -> AsyncIterable[UpdateT]:
+        """The async iterable of updates this stream reads and keeps."""
+        return self._source
+
     def __aiter__(self) -> AsyncIterator[UpdateT]:
         return self
 

@@ -15,12 +15,12 @@ from agentry.types._validation import check_fields, stored_fields
 if TYPE_CHECKING:
     from typing_extensions import Self
 
-__all__ = ["AgentResponseUpdate", "ChatResponseUpdate", "FinishReason"]
+__all__ = ["AgentResponseUpdate", "ChatResponseUpdate", "FinishReason", "ResponseUpdateBase"]
 
 FinishReason = str
 """Why a model stopped: "stop", "length", "tool_calls", "content_filter", or a provider's own."""
 
-_UpdateT = TypeVar("_UpdateT", bound="_UpdateBase")
+_UpdateT = TypeVar("_UpdateT", bound="ResponseUpdateBase")
 
 
 @stored_fields
@@ -47,8 +47,8 @@ class _StoredAgentResponseUpdate(_StoredUpdate, total=False):
     finish_reason: str | None
 
 
-class _UpdateBase(SerializationMixin):
-    """Fields shared by chat and agent streaming updates."""
+class ResponseUpdateBase(SerializationMixin):
+    """Fields shared by chat and agent streaming updates (the base of both update types)."""
 
     __slots__ = (
         "additional_properties",
@@ -120,7 +120,7 @@ class _UpdateBase(SerializationMixin):
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
             return NotImplemented
-        return self.to_dict() == cast("_UpdateBase", other).to_dict()
+        return self.to_dict() == cast("ResponseUpdateBase", other).to_dict()
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -128,7 +128,7 @@ class _UpdateBase(SerializationMixin):
         return f"{type(self).__name__}(role={self.role!r}, contents={self.contents!r})"
 
 
-class ChatResponseUpdate(_UpdateBase):
+class ChatResponseUpdate(ResponseUpdateBase):
     """One chunk of a streamed chat response.
 
     Example:
@@ -170,7 +170,7 @@ class ChatResponseUpdate(_UpdateBase):
         self.finish_reason = finish_reason
 
 
-class AgentResponseUpdate(_UpdateBase):
+class AgentResponseUpdate(ResponseUpdateBase):
     """One chunk of a streamed agent run."""
 
     __slots__ = ("agent_id", "finish_reason")

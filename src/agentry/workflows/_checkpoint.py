@@ -214,25 +214,26 @@ class InMemoryCheckpointStorage(CheckpointStorage):
     """
 
     def __init__(self) -> None:
-        self._documents: dict[str, tuple[str, str]] = {}
+        self.documents: dict[str, tuple[str, str]] = {}
+        """The stored JSON documents by checkpoint id, each with its workflow name."""
 
     async def save(self, checkpoint: WorkflowCheckpoint) -> str:
         text = checkpoint.to_json()
-        self._documents.pop(checkpoint.checkpoint_id, None)
-        self._documents[checkpoint.checkpoint_id] = (checkpoint.workflow_name, text)
+        self.documents.pop(checkpoint.checkpoint_id, None)
+        self.documents[checkpoint.checkpoint_id] = (checkpoint.workflow_name, text)
         return checkpoint.checkpoint_id
 
     async def load(self, checkpoint_id: str) -> WorkflowCheckpoint:
-        document = self._documents.get(checkpoint_id)
+        document = self.documents.get(checkpoint_id)
         if document is None:
             raise WorkflowCheckpointException(f"no checkpoint with id {checkpoint_id!r}")
         return read_stored_checkpoint(checkpoint_id, document[1])
 
     async def list_checkpoint_ids(self, *, workflow_name: str) -> list[str]:
-        return [cid for cid, (name, _) in self._documents.items() if name == workflow_name]
+        return [cid for cid, (name, _) in self.documents.items() if name == workflow_name]
 
     async def delete(self, checkpoint_id: str) -> bool:
-        return self._documents.pop(checkpoint_id, None) is not None
+        return self.documents.pop(checkpoint_id, None) is not None
 
 
 def read_stored_checkpoint(checkpoint_id: str, text: str | bytes) -> WorkflowCheckpoint:

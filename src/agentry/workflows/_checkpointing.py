@@ -17,7 +17,7 @@ __all__ = ["checkpoint_of", "load_run", "restore_run", "save_checkpoint"]
 async def checkpoint_of(workflow: Workflow, run: RunState) -> WorkflowCheckpoint:
     """A checkpoint of `run` (encoded, not saved)."""
     snapshot = await run.snapshot(workflow.executors)
-    encoded = cast("dict[str, Any]", workflow._registry.encode(snapshot))  # pyright: ignore[reportPrivateUsage]
+    encoded = cast("dict[str, Any]", workflow.checkpoint_registry.encode(snapshot))
     return WorkflowCheckpoint(
         workflow_name=workflow.name,
         graph_signature=workflow.graph_signature,
@@ -64,7 +64,7 @@ async def restore_run(workflow: Workflow, checkpoint: WorkflowCheckpoint) -> Run
             f"{where} was saved by a workflow named {workflow.name!r} whose graph differs "
             "from this one (other executors or edges); restore it with the graph that saved it"
         )
-    registry = workflow._registry  # pyright: ignore[reportPrivateUsage]
+    registry = workflow.checkpoint_registry
     snapshot = registry.decode(
         {
             "run_id": checkpoint.run_id,

@@ -62,6 +62,12 @@ class WorkflowContext(Generic[OutT, WorkflowOutT]):
         self._outbox = outbox
 
     @property
+    def run_hooks(self) -> RunHooks:
+        """The running workflow this context reports to, for executors that run a workflow
+        of their own and pass its events on synchronously as they happen."""
+        return self._run
+
+    @property
     def executor_id(self) -> str:
         """The id of the executor handling the message."""
         return self._executor_id

@@ -69,7 +69,7 @@ class Router:
 def _deliver(
     target: Executor, message: object, source: str | tuple[str, ...], inbox: Inbox
 ) -> bool:
-    entry = target._dispatcher.find(message)  # pyright: ignore[reportPrivateUsage]
+    entry = target.find_handler(message)
     if entry is None:
         return False
     bucket = inbox.get(target.id)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any, ClassVar, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from agentry.workflows._context import WorkflowContext
 from agentry.workflows._errors import WorkflowRunnerException
@@ -63,8 +63,6 @@ class Executor:
         [<class 'str'>]
     """
 
-    _class_handlers: ClassVar[dict[type, _ClassHandlers]] = {}
-
     def __init__(self, id: str | None = None) -> None:
         if id is not None and (not isinstance(id, str) or not id):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise ValueError(f"an executor id must be a non-empty string, not {id!r}")
@@ -118,7 +116,11 @@ class Executor:
 
     def can_handle(self, message: object) -> bool:
         """Whether some handler accepts `message`."""
-        return self._dispatcher.find(message) is not None
+        return self.find_handler(message) is not None
+
+    def find_handler(self, message: Any) -> HandlerEntry | None:
+        """The handler that takes `message` (the most specific type match), or None."""
+        return self._dispatcher.find(message)
 
     def checkpoint_types(self) -> list[Any]:
         """Types this executor's messages may have; a checkpoint may restore them."""
@@ -148,10 +150,11 @@ class Executor:
             )
         await entry.call(request_data, response, ctx)
 
-    async def _on_response(
+    async def deliver_response(
         self, delivery: ResponseDelivery, ctx: WorkflowContext[object, object]
     ) -> None:
-        """Take an answer from the runner (sub-workflows override this to route by id)."""
+        """Take an answer to one of its requests from the runner and pass it to the matching
+        `@response_handler` (sub-workflows override this to route it by request id)."""
         await self.handle_response(delivery.request.data, delivery.response, ctx)
 
     async def on_checkpoint_save(self) -> dict[str, Any]:
@@ -167,8 +170,12 @@ class Executor:
         return f"{type(self).__name__}(id={self.id!r})"
 
 
+_CLASS_HANDLERS: dict[type, _ClassHandlers] = {}
+"""The handlers found on each executor class, found once per class."""
+
+
 def _handlers_of(cls: type) -> _ClassHandlers:
-    cached = Executor._class_handlers.get(cls)
+    cached = _CLASS_HANDLERS.get(cls)
     if cached is not None:
         return cached
     handlers: list[tuple[str, HandlerSpec]] = []
@@ -186,7 +193,7 @@ def _handlers_of(cls: type) -> _ClassHandlers:
                 request, response, sends, yields = response_handler_spec(member, owner=owner)
                 responses.append((name, request, response, (sends, yields)))
     result = _ClassHandlers(handlers, responses)
-    Executor._class_handlers[cls] = result
+    _CLASS_HANDLERS[cls] = result
     return result
 
 

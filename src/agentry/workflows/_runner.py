@@ -54,11 +54,9 @@ class Runner:
 
     __slots__ = (
         "_checkpointing",
-        "_default_kind",
         "_executors",
         "_failures",
         "_holding",
-        "_kinds",
         "_routers",
         "_sink",
         "_storage",
@@ -84,10 +82,8 @@ class Runner:
         self._sink = sink
         self._storage = storage
         self._executors = workflow.executors
-        self._routers = workflow._routers  # pyright: ignore[reportPrivateUsage]
-        self._holding = workflow._holding_routers  # pyright: ignore[reportPrivateUsage]
-        self._kinds = workflow._output_kinds  # pyright: ignore[reportPrivateUsage]
-        self._default_kind = workflow._default_output_kind  # pyright: ignore[reportPrivateUsage]
+        self._routers = workflow.routers
+        self._holding = workflow.holding_routers
         self._failures: list[tuple[str, Exception]] = []
 
     # region RunHooks (called by WorkflowContext)
@@ -98,7 +94,7 @@ class Runner:
 
     def yield_output(self, executor_id: str, output: object) -> None:
         """Report an executor's output as Workflow Output, Intermediate Output, or not."""
-        kind = self._kinds.get(executor_id, self._default_kind)
+        kind = self._workflow.output_kind_of(executor_id)
         if kind == "output":
             self.run.outputs.append((executor_id, output))
             self._sink(quick_event("output", output, executor_id, None))
@@ -108,7 +104,7 @@ class Runner:
     def pass_on_intermediate_output(self, executor_id: str, output: object) -> None:
         """Report a sub-workflow's Intermediate Output as its executor's, unless the
         executor's outputs are hidden."""
-        if self._kinds.get(executor_id, self._default_kind) is not None:
+        if self._workflow.output_kind_of(executor_id) is not None:
             self._sink(quick_event("intermediate", output, executor_id, None))
 
     def request_info(
@@ -241,10 +237,10 @@ class Runner:
                 if entry is not None:
                     result = await entry.call(message, ctx)
                 elif isinstance(message, ResponseDelivery):
-                    await executor._on_response(message, ctx)  # pyright: ignore[reportPrivateUsage]
+                    await executor.deliver_response(message, ctx)
                     result = None
                 else:
-                    found = executor._dispatcher.find(message)  # pyright: ignore[reportPrivateUsage]
+                    found = executor.find_handler(message)
                     if found is None:
                         raise WorkflowRunnerException(
                             f"executor {executor_id!r} has no handler for a "

@@ -77,7 +77,7 @@ class WorkflowExecutor(Executor):
         run.inbox[self.workflow.start_executor_id] = [(message, INPUT_SOURCE, None)]
         await self._drive(run, ctx)
 
-    async def _on_response(
+    async def deliver_response(
         self, delivery: ResponseDelivery, ctx: WorkflowContext[object, object]
     ) -> None:
         request_id = delivery.request.request_id
@@ -92,13 +92,19 @@ class WorkflowExecutor(Executor):
     async def _drive(self, run: RunState, ctx: WorkflowContext[object, object]) -> None:
         """Run the sub-workflow until idle, passing its results up as they come, then start
         queued inputs."""
-        forward = self._forwarder(ctx)
+        sent: list[object] = []
+        forward = self._forwarder(ctx, sent)
         while True:
             runner = Runner(
                 self.workflow, run, sink=forward, streaming=ctx.is_streaming, storage=None
             )
             self._active = run
             await runner.execute([])
+            # Sent messages reach the parent's next superstep anyway, so sending them once
+            # the inner run is idle keeps their order and timing.
+            for message in sent:
+                await ctx.send_message(message)
+            sent.clear()
             if run.pending_requests:
                 return
             self._active = None
@@ -108,21 +114,21 @@ class WorkflowExecutor(Executor):
             run.inbox[self.workflow.start_executor_id] = [(self._queue.pop(0), INPUT_SOURCE, None)]
 
     def _forwarder(
-        self, ctx: WorkflowContext[object, object]
+        self, ctx: WorkflowContext[object, object], sent: list[object]
     ) -> Callable[[WorkflowEvent[Any]], None]:
         """A sink for the inner run's events that passes outputs and requests to the parent
-        run at once (so a streaming caller sees them live)."""
-        # The sink is called synchronously by the inner runner, so it uses the synchronous
-        # parts behind the context's coroutine methods.
-        hooks = ctx._run  # pyright: ignore[reportPrivateUsage]
-        outbox = ctx._outbox  # pyright: ignore[reportPrivateUsage]
+        run at once (so a streaming caller sees them live), and collects in `sent` the
+        outputs to send on."""
+        # The sink is called synchronously by the inner runner, so it uses the run hooks
+        # behind the context's coroutine methods.
+        hooks = ctx.run_hooks
 
         def forward(event: WorkflowEvent[Any]) -> None:
             if event.type == "output":
                 if self.allow_direct_output:
                     hooks.yield_output(self.id, event.data)
                 else:
-                    outbox.append((event.data, None))
+                    sent.append(event.data)
             elif event.type == "intermediate":
                 hooks.pass_on_intermediate_output(self.id, event.data)
             elif event.type == "request_info":

@@ -87,10 +87,13 @@ class Workflow:
         self.checkpoint_storage = checkpoint_storage
         self._output_kinds: dict[str, OutputKind] = dict(output_kinds or {})
         self._default_output_kind: OutputKind = default_output_kind
-        self._routers, self._holding_routers = compile_routers(self.edge_groups, self.executors)
-        self._registry = CheckpointTypeRegistry(
+        self.routers, self.holding_routers = compile_routers(self.edge_groups, self.executors)
+        """The edge groups compiled for the runner: routers by source executor id, and those
+        that hold messages back until a superstep ends (fan-in)."""
+        self.checkpoint_registry = CheckpointTypeRegistry(
             t for e in self.executors.values() for t in e.checkpoint_types()
         )
+        """The message and state types a checkpoint of this workflow may hold."""
         self.graph_signature = _graph_signature(self)
         self._run: RunState | None = None
         self._running = False
@@ -134,6 +137,8 @@ class Workflow:
 
     # region running
 
+    # Not the agent or chat overloads: a workflow run returns a WorkflowRunResult or a
+    # stream of WorkflowEvents and takes responses and checkpoints, so it has its own pair.
     @overload
     def run(
         self,
@@ -252,7 +257,7 @@ class Workflow:
         """The run to execute, and the still-pending requests to announce again."""
         if plan.message is not None:
             run = RunState()
-            entry = self.get_start_executor()._dispatcher.find(plan.message)  # pyright: ignore[reportPrivateUsage]
+            entry = self.get_start_executor().find_handler(plan.message)
             run.inbox[self.start_executor_id] = [(plan.message, INPUT_SOURCE, entry)]
             self._run = run
             return run, []

@@ -7,27 +7,22 @@ import contextlib
 import dataclasses
 import json
 import uuid
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Sequence
-from typing import TYPE_CHECKING, Any, Literal, cast, overload
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from typing import TYPE_CHECKING, Any, cast
 
-from agentry.agents import BaseAgent, run_with_agent_middleware
-from agentry.middleware import split_middleware
+from agentry.agents import BaseAgent
 from agentry.types import (
     AgentResponse,
     AgentResponseUpdate,
-    AgentRunInputs,
     Content,
     Message,
-    ResponseStream,
-    normalize_messages,
-    suggest_keywords,
 )
 from agentry.workflows._checkpoint import WorkflowCheckpoint
 from agentry.workflows._events import WorkflowEvent
 from agentry.workflows._streamed_replies import StreamedReplies
 
 if TYPE_CHECKING:
-    from agentry.middleware import AgentContext, MiddlewareTypes
+    from agentry.middleware import MiddlewareTypes
     from agentry.sessions import AgentSession
     from agentry.workflows._workflow import Workflow
 
@@ -96,46 +91,11 @@ class WorkflowAgent(BaseAgent):
         self._turns = asyncio.Lock()
         self._initial_state: WorkflowCheckpoint | None = None
 
-    @overload
-    def run(
-        self,
-        messages: AgentRunInputs | None = None,
-        *,
-        stream: Literal[False] = False,
-        session: AgentSession | None = None,
-    ) -> Awaitable[AgentResponse]: ...
-
-    @overload
-    def run(
-        self,
-        messages: AgentRunInputs | None = None,
-        *,
-        stream: Literal[True],
-        session: AgentSession | None = None,
-    ) -> ResponseStream[AgentResponseUpdate, AgentResponse]: ...
-
-    @suggest_keywords
-    def run(
-        self,
-        messages: AgentRunInputs | None = None,
-        *,
-        stream: bool = False,
-        session: AgentSession | None = None,
-    ) -> Awaitable[AgentResponse] | ResponseStream[AgentResponseUpdate, AgentResponse]:
+    def _run_updates(
+        self, messages: list[Message], session: AgentSession | None, *, stream: bool
+    ) -> AsyncIterator[AgentResponseUpdate]:
         """Run the workflow on `messages` (or continue it with answers in `messages`)."""
-
-        def core(context: AgentContext) -> AsyncIterator[AgentResponseUpdate]:
-            return self._updates(context.messages, stream, context.session)
-
-        return run_with_agent_middleware(
-            self,
-            split_middleware(self.middleware)["agent"] if self.middleware else [],
-            normalize_messages(messages),
-            session,
-            stream=stream,
-            core=core,
-            response_format=None,
-        )
+        return self._updates(messages, stream, session)
 
     async def _updates(
         self, messages: list[Message], stream: bool, session: AgentSession | None

@@ -15,6 +15,8 @@ from agentry.mcp._websocket import SUBPROTOCOL, websocket_streams
 
 
 async def handle(connection: ServerConnection) -> None:
+    # MCPServer runs only its own transports and has no public handle on the low-level
+    # server that a custom transport needs.
     lowlevel = server._lowlevel_server  # pyright: ignore[reportPrivateUsage]
     async with websocket_streams(connection) as (read_stream, write_stream):
         await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
