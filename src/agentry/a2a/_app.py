@@ -70,10 +70,12 @@ class A2AApp(BodySizeLimit):
         self.executor = executor
         self.request_handler = request_handler
 
-    def complete_authorization(self, task_id: str) -> bool:
-        """Say that the out-of-band authorization task `task_id` waits for is done (see
+    def complete_authorization(
+        self, task_id: str | None = None, *, request_id: str | None = None
+    ) -> bool:
+        """Say that the out-of-band authorization a task waits for is done (see
         :meth:`AgentryAgentExecutor.complete_authorization`)."""
-        return self.executor.complete_authorization(task_id)
+        return self.executor.complete_authorization(task_id, request_id=request_id)
 
 
 class _TaskContextBuilder(SimpleRequestContextBuilder):

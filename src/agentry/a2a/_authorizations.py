@@ -118,21 +118,24 @@ def authorization_text(requests: Sequence[Content]) -> str:
 
 
 class OutOfBandWaits:
-    """Runs waiting for an out-of-band authorization, by task id.
+    """Runs waiting for an out-of-band authorization, by task id and by the ids of the
+    requests they wait for.
 
     Use it on the server's event loop.
     """
 
     def __init__(self) -> None:
         self._waiting: dict[str, asyncio.Future[WaitOutcome]] = {}
+        self._tasks_by_request: dict[str, str] = {}
 
-    def __contains__(self, task_id: object) -> bool:
-        return task_id in self._waiting
-
-    async def wait(self, task_id: str, timeout: float | None) -> WaitOutcome:
+    async def wait(
+        self, task_id: str, requests: Sequence[Content], timeout: float | None
+    ) -> WaitOutcome:
         """Wait until the wait of `task_id` is ended, or `timeout` seconds pass."""
         waiting: asyncio.Future[WaitOutcome] = asyncio.get_running_loop().create_future()
         self._waiting[task_id] = waiting
+        request_ids = [r.id for r in requests if r.id]
+        self._tasks_by_request.update(dict.fromkeys(request_ids, task_id))
         try:
             return await asyncio.wait_for(waiting, timeout)
         except asyncio.TimeoutError:
@@ -140,6 +143,13 @@ class OutOfBandWaits:
         finally:
             if self._waiting.get(task_id) is waiting:
                 del self._waiting[task_id]
+            for request_id in request_ids:
+                if self._tasks_by_request.get(request_id) == task_id:
+                    del self._tasks_by_request[request_id]
+
+    def task_of(self, request_id: str) -> str | None:
+        """The id of the task whose run waits for request `request_id`, if one does."""
+        return self._tasks_by_request.get(request_id)
 
     def end(self, task_id: str, outcome: WaitOutcome) -> bool:
         """End the wait of `task_id` with `outcome`; `False` when no run waits for it."""

@@ -166,19 +166,35 @@ class AgentryAgentExecutor(AgentExecutor):
             logger.exception("agent run for A2A task %s failed", task_id)
             await reply.fail(f"The agent failed: {type(error).__name__}: {error}")
 
-    def complete_authorization(self, task_id: str) -> bool:
-        """Say that the out-of-band authorization task `task_id` waits for is done.
+    def complete_authorization(
+        self, task_id: str | None = None, *, request_id: str | None = None
+    ) -> bool:
+        """Say that the out-of-band authorization a task waits for is done.
 
         Call it on the server's event loop (from a route of the application, such as an
         OAuth callback). The waiting run goes on: the tools that asked run again and find
         their authorization (in the token store the application filled).
 
+        Args:
+            task_id: The task's id.
+            request_id: Instead of `task_id`, the id of the authorization request the task
+                waits for: the id of the tool call that asked, which a tool can put in
+                its consent URL (as OAuth's `state`) to know it again in the callback.
+
         Returns:
-            `True` when a run was waiting; `False` when none waits for the task (it ended,
-            was canceled, or stopped waiting: the client's next message on the task then
-            tries again).
+            `True` when a run was waiting; `False` when none waits (the task ended, was
+            canceled, or stopped waiting: the client's next message on it tries again).
+
+        Raises:
+            ValueError: Neither or both of `task_id` and `request_id` were given.
         """
-        return self._waits.end(task_id, "completed")
+        if (task_id is None) == (request_id is None):
+            raise ValueError(
+                "complete_authorization needs the task_id of the waiting task, or the "
+                "request_id of the authorization request it waits for (one of them)"
+            )
+        waiting = task_id if request_id is None else self._waits.task_of(request_id)
+        return waiting is not None and self._waits.end(waiting, "completed")
 
     def stop_waiting(self, task_id: str) -> bool:
         """Make the run waiting for an out-of-band authorization of `task_id` return,
@@ -234,7 +250,7 @@ class AgentryAgentExecutor(AgentExecutor):
         authorizations, wait for them and go on (without holding the context)."""
         waiting = await self._locked_run(user_message, credentials, context_id, task_id, reply)
         while waiting:
-            if await self._waits.wait(task_id, self.out_of_band_wait) != "completed":
+            if await self._waits.wait(task_id, waiting, self.out_of_band_wait) != "completed":
                 return
             waiting = await self._locked_run(None, {}, context_id, task_id, reply)
 
@@ -245,7 +261,7 @@ class AgentryAgentExecutor(AgentExecutor):
         context_id: str,
         task_id: str,
         reply: Reply,
-    ) -> bool:
+    ) -> list[Content]:
         async with self._lock(context_id):
             session: AgentSession | None = None
             try:
@@ -266,16 +282,17 @@ class AgentryAgentExecutor(AgentExecutor):
         context_id: str,
         task_id: str,
         reply: Reply,
-    ) -> bool:
+    ) -> list[Content]:
         """Run the agent; the session is saved before the task's final status goes out.
 
         `user_message` is `None` when the out-of-band authorizations the task waits for are
-        done. Returns whether the task now waits for out-of-band authorizations only.
+        done. Returns the requests the task now waits for when they are all out-of-band
+        authorizations (the run waits for them), or nothing.
         """
         pending = _pending_requests(session, task_id)
         if user_message is None:
             if not pending:
-                return False
+                return []
             inputs = [Message("user", [r.to_authorization_response() for r in pending])]
         elif pending:
             follow_up = read_follow_up(user_message, pending, credentials)
@@ -292,7 +309,7 @@ class AgentryAgentExecutor(AgentExecutor):
                 inputs = [declined_results(pending), user_message]
             else:
                 await self._ask(reply, pending, context_id, task_id, _still_waiting(follow_up))
-                return False
+                return []
         else:
             inputs = [user_message]
         if pending:
@@ -317,10 +334,10 @@ class AgentryAgentExecutor(AgentExecutor):
             _set_pending_requests(session, task_id, requests)
             await self.sessions.save(context_id, session)
             await self._ask(reply, requests, context_id, task_id, None)
-            return waits_out_of_band(requests)
+            return requests if waits_out_of_band(requests) else []
         await self.sessions.save(context_id, session)
         await reply.complete()
-        return False
+        return []
 
     async def _ask(
         self,
