@@ -11,7 +11,16 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from a2a.client import Client
-from a2a.types import CancelTaskRequest, GetTaskRequest, Task, TaskState
+from a2a.server.agent_execution import RequestContext
+from a2a.server.context import ServerCallContext
+from a2a.types import (
+    CancelTaskRequest,
+    GetTaskRequest,
+    SendMessageRequest,
+    Task,
+    TaskState,
+    TaskStatus,
+)
 
 from agentry import (
     Agent,
@@ -22,7 +31,8 @@ from agentry import (
     require_authorization,
     tool,
 )
-from agentry.a2a import A2AAgent
+from agentry.a2a import A2AAgent, A2AConfigError, AgentryAgentExecutor, create_app
+from agentry.a2a._authorizations import OutOfBandWaits, take_credentials
 from agentry.a2a._parts import data_of
 from agentry.clients.scripted import ScriptedChatClient
 from agentry.types import ChatOptions
@@ -389,3 +399,30 @@ async def test_a2a_agent_saying_the_flow_is_done_makes_the_server_check_again(
         )
     assert again.flow == "out_of_band"
     assert done.text == "Found Lunch at noon."
+
+
+async def test_a_run_stops_waiting_out_of_band_after_the_idle_timeout() -> None:
+    waits = OutOfBandWaits()
+    request = Content.from_authorization_request(id="k1", description="x", flow="out_of_band")
+    assert await waits.wait("t1", [request], timeout=0.01) == "timeout"
+    assert waits.task_of("k1") is None
+    assert not waits.end("t1", "completed")
+    app = create_app(calendar_agent(), database=None, idle_task_timeout=42)
+    assert app.executor.out_of_band_wait == 42
+    with pytest.raises(A2AConfigError, match="out_of_band_wait must be positive"):
+        AgentryAgentExecutor(calendar_agent(), out_of_band_wait=0)
+
+
+def test_an_executor_hosted_by_hand_takes_the_credentials_out_of_the_message() -> None:
+    message = user_message(task_id="t1", data=credentials({"token": TOKEN})).message
+    context = RequestContext(
+        ServerCallContext(),
+        request=SendMessageRequest(message=message),
+        task_id="t1",
+        task=Task(id="t1", status=TaskStatus(state=TaskState.TASK_STATE_AUTH_REQUIRED)),
+    )
+    assert take_credentials(context) == {"c1": {"token": TOKEN}}
+    assert context.message is not None
+    assert [data_of(p) for p in context.message.parts] == [
+        {"credentials": "[withheld]", "id": "c1"}
+    ]
