@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+import httpx
 import pytest
 from a2a.client import Client
 from a2a.server.agent_execution import RequestContext
@@ -21,6 +22,9 @@ from a2a.types import (
     TaskState,
     TaskStatus,
 )
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse
+from starlette.routing import Route
 
 from agentry import (
     Agent,
@@ -31,7 +35,7 @@ from agentry import (
     require_authorization,
     tool,
 )
-from agentry.a2a import A2AAgent, A2AConfigError, AgentryAgentExecutor, create_app
+from agentry.a2a import A2AAgent, A2AApp, A2AConfigError, AgentryAgentExecutor, create_app
 from agentry.a2a._authorizations import OutOfBandWaits, take_credentials
 from agentry.a2a._parts import data_of
 from agentry.clients.scripted import ScriptedChatClient
@@ -356,24 +360,41 @@ async def test_a2a_agent_surfaces_the_request_and_sends_the_credentials(streamin
     assert TOKEN not in str(session.to_dict())
 
 
+def oauth_callback(served: dict[str, A2AApp]) -> Route:
+    """The application's OAuth callback: it stores the token and lets the task go on."""
+
+    async def callback(request: Request) -> PlainTextResponse:
+        calendar_tokens["calendar"] = f"exchanged {request.query_params['code']}"
+        resumed = served["app"].complete_authorization(request_id=request.query_params["state"])
+        return PlainTextResponse("You can close this page." if resumed else "Nothing waits.")
+
+    return Route("/oauth/callback", callback)
+
+
 @pytest.mark.parametrize("streaming", [True, False])
-async def test_a2a_agent_follows_a_task_the_host_authorized(streaming: bool) -> None:
+async def test_a2a_agent_follows_a_task_authorized_through_the_host_callback(
+    streaming: bool,
+) -> None:
+    served: dict[str, A2AApp] = {}
     async with (
-        serve(calendar_agent()) as server,
+        serve(calendar_agent(), routes=[oauth_callback(served)]) as server,
         A2AAgent(url=server.url, streaming=streaming) as remote,
+        httpx.AsyncClient() as browser,
     ):
+        served["app"] = server.app
         session = remote.create_session()
         waiting = await remote.run("what is on today?", session=session)
         (request,) = waiting.user_input_requests
-        # The person consents in a browser; the application's callback gets `state` back.
+        # The person consents; the provider redirects the browser to the callback with
+        # the `state` the tool put in the consent URL.
         state = parse_qs(urlsplit(request.uri or "").query)["state"][0]
-        calendar_tokens["calendar"] = "granted"
-        assert server.app.complete_authorization(request_id=state)
+        page = await browser.get(f"{server.url}/oauth/callback?state={state}&code=abc")
         done = await remote.run(
             Message("user", [request.to_authorization_response()]), session=session
         )
     assert (request.flow, request.scheme) == ("out_of_band", "oauth2")
     assert waiting.text.startswith("Let me look. The agent needs authorization.")
+    assert page.text == "You can close this page."
     assert done.text == "Found Lunch at noon."
     assert not done.user_input_requests
 

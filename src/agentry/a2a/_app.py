@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -17,6 +17,7 @@ from a2a.types import AgentCard, SendMessageRequest, Task, TaskState
 from a2a.utils.errors import InvalidParamsError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from starlette.applications import Starlette
+from starlette.routing import BaseRoute
 from typing_extensions import override
 
 from agentry.a2a._authorizations import CREDENTIALS_STATE_KEY, withhold_credentials
@@ -134,6 +135,7 @@ def create_app(
     reply_with: ReplyMode = "task",
     card_cache_control: str | None = DEFAULT_CARD_CACHE_CONTROL,
     card_last_modified: datetime | None = None,
+    routes: Sequence[BaseRoute] = (),
     **card_options: Any,
 ) -> A2AApp:
     """An ASGI app serving `agent` over A2A, with the JSON-RPC and HTTP+JSON bindings.
@@ -162,6 +164,8 @@ def create_app(
             public caching by default); `None` sends none. The card always has an `ETag`.
         card_last_modified: The agent card's `Last-Modified` time (default: when the app
             was created).
+        routes: Starlette routes of your own, matched before the protocol's, such as the
+            OAuth callback that calls :meth:`A2AApp.complete_authorization`.
         **card_options: Passed to :func:`build_agent_card` (name, description, skills...).
 
     Returns:
@@ -227,7 +231,8 @@ def create_app(
             if engine is not None:
                 await engine.dispose()
 
-    routes = [
+    all_routes = [
+        *routes,
         *card_routes(
             card,
             cache_control=card_cache_control,
@@ -236,7 +241,7 @@ def create_app(
         *create_jsonrpc_routes(handler, rpc_url=_JSONRPC_PATH),
         *create_rest_routes(handler),
     ]
-    starlette = Starlette(routes=routes, lifespan=lifespan)
+    starlette = Starlette(routes=all_routes, lifespan=lifespan)
     return A2AApp(
         starlette,
         agent_card=card,
