@@ -64,7 +64,11 @@ class A2AAgent(BaseAgent):
     `request.to_function_approval_response(approved)` in the next run on the session),
     a workflow's request for information becomes a `function_call` named `request_info`
     (answer it with a `function_result` for its call id), and any other question is
-    returned as text that the next run answers.
+    returned as text that the next run answers. A task in `auth-required` ends the run
+    with an `authorization_request` content: answer it with
+    `request.to_authorization_response(credentials)` (in band) or, once the person has
+    authorized at `request.uri`, `request.to_authorization_response()` (out of band; the
+    next run follows the task, which may have gone on already).
 
     Args:
         url: The base URL of the remote agent (its card is read from it).
