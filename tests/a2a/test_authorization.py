@@ -17,6 +17,7 @@ from a2a.server.context import ServerCallContext
 from a2a.types import (
     CancelTaskRequest,
     GetTaskRequest,
+    ListTasksRequest,
     SendMessageRequest,
     Task,
     TaskState,
@@ -389,6 +390,9 @@ async def test_a2a_agent_follows_a_task_authorized_through_the_host_callback(
         # the `state` the tool put in the consent URL.
         state = parse_qs(urlsplit(request.uri or "").query)["state"][0]
         page = await browser.get(f"{server.url}/oauth/callback?state={state}&code=abc")
+        async with a2a_client(server.url) as client:
+            (task,) = (await client.list_tasks(ListTasksRequest())).tasks
+            await until_ended(client, task.id)  # the task went on and ended meanwhile
         done = await remote.run(
             Message("user", [request.to_authorization_response()]), session=session
         )
@@ -397,6 +401,53 @@ async def test_a2a_agent_follows_a_task_authorized_through_the_host_callback(
     assert page.text == "You can close this page."
     assert done.text == "Found Lunch at noon."
     assert not done.user_input_requests
+
+
+@pytest.mark.parametrize("streaming", [True, False])
+async def test_a2a_agent_follows_a_task_still_running_when_the_caller_answers(
+    streaming: bool,
+) -> None:
+    model_may_answer = asyncio.Event()
+    polled_twice = asyncio.Event()
+    task_reads: list[str] = []
+
+    async def answer_when_allowed(messages: list[Message], options: ChatOptions) -> str:
+        await model_may_answer.wait()
+        return found(messages, options)
+
+    async def watch(request: httpx.Request) -> None:
+        if '"GetTask"' in request.content.decode():
+            task_reads.append("GetTask")
+            if len(task_reads) == 2:
+                polled_twice.set()
+
+    look = Content.from_function_call(call_id="k1", name="read_calendar", arguments={})
+    model = ScriptedChatClient([Message("assistant", ["Let me look. ", look]), answer_when_allowed])
+    agent = Agent(client=model, name="calendar", tools=[read_calendar])
+    async with (
+        serve(agent) as server,
+        httpx.AsyncClient(timeout=30) as http,
+        A2AAgent(url=server.url, streaming=streaming, httpx_client=http) as remote,
+        a2a_client(server.url) as client,
+    ):
+        session = remote.create_session()
+        waiting = await remote.run("what is on today?", session=session)
+        (request,) = waiting.user_input_requests
+        calendar_tokens["calendar"] = "granted"
+        assert server.app.complete_authorization(request_id="k1")
+        (task,) = (await client.list_tasks(ListTasksRequest())).tasks
+        while task.status.state != TaskState.TASK_STATE_WORKING:  # the run went on
+            await asyncio.sleep(0.02)
+            task = await client.get_task(GetTaskRequest(id=task.id))
+        # The run's model waits: the caller's answer finds the task working, and the run
+        # reads the task until it ends.
+        http.event_hooks["request"] = [watch]
+        answer = Message("user", [request.to_authorization_response()])
+        run = asyncio.ensure_future(remote.run(answer, session=session))
+        await polled_twice.wait()
+        model_may_answer.set()
+        done = await run
+    assert done.text == "Found Lunch at noon."
 
 
 @pytest.mark.parametrize("streaming", [True, False])

@@ -20,7 +20,6 @@ from a2a.types import (
     Role,
     SendMessageRequest,
     StreamResponse,
-    SubscribeToTaskRequest,
     TaskState,
 )
 from a2a.types import Message as A2AMessage
@@ -300,8 +299,12 @@ class A2AAgent(BaseAgent):
         self, client: Client, request: SendMessageRequest, reader: TaskReader, task_id: str
     ) -> AsyncIterator[StreamResponse]:
         """Events of a task that waited for out-of-band authorizations the caller says are
-        done: the task as it is now and, while it runs, its events. A task still waiting
-        gets the message, which makes the remote agent check again."""
+        done: a task still waiting gets the message, which makes the remote agent check
+        again; a task that went on already is read until it ends or waits again.
+
+        The task is read whole each time (not subscribed to), so what a run has shown is
+        never shown twice.
+        """
         task = await client.get_task(GetTaskRequest(id=task_id))
         if task.status.state == TaskState.TASK_STATE_AUTH_REQUIRED:
             try:
@@ -316,21 +319,8 @@ class A2AAgent(BaseAgent):
                 if task.status.state == TaskState.TASK_STATE_AUTH_REQUIRED:
                     raise
         yield StreamResponse(task=task)
-        if task_has_ended(task):
-            return
-        if not self._streams():
-            async for event in _polled_until_ended(client, reader):
-                yield event
-            return
-        try:
-            async with _closing(client.subscribe(SubscribeToTaskRequest(id=task_id))) as events:
-                async for event in events:
-                    yield event
-        except A2AError:
-            task = await client.get_task(GetTaskRequest(id=task_id))
-            if not task_has_ended(task):
-                raise
-            yield StreamResponse(task=task)  # it ended before the subscription began
+        async for event in _polled_until_ended(client, reader):
+            yield event
 
 
 @contextlib.asynccontextmanager
