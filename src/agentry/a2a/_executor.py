@@ -160,8 +160,6 @@ class AgentryAgentExecutor(AgentExecutor):
                 )
             else:
                 await run
-        except asyncio.CancelledError:
-            raise
         except Exception as error:
             logger.exception("agent run for A2A task %s failed", task_id)
             await reply.fail(f"The agent failed: {type(error).__name__}: {error}")
