@@ -37,9 +37,11 @@ _EXPORTS: dict[str, str] = {
     "BaseChatClient": "agentry.clients",
     "SupportsChatGetResponse": "agentry.protocols",
     # tools
+    "AuthorizationRequired": "agentry.tools",
     "FunctionInvocationConfiguration": "agentry.tools",
     "FunctionTool": "agentry.tools",
     "ToolProtocol": "agentry.tools",
+    "require_authorization": "agentry.tools",
     "tool": "agentry.tools",
     # middleware
     "AgentContext": "agentry.middleware",
@@ -142,6 +144,7 @@ __all__ = [
     "AgentResponseUpdate",
     "AgentRunInputs",
     "AgentSession",
+    "AuthorizationRequired",
     "BaseAgent",
     "BaseChatClient",
     "Case",
@@ -224,6 +227,7 @@ __all__ = [
     "function_middleware",
     "handler",
     "register_state_type",
+    "require_authorization",
     "response_handler",
     "tool",
     "use_function_invocation",
@@ -305,7 +309,14 @@ if TYPE_CHECKING:
         SkillsProvider,
         SubprocessScriptRunner,
     )
-    from agentry.tools import FunctionInvocationConfiguration, FunctionTool, ToolProtocol, tool
+    from agentry.tools import (
+        AuthorizationRequired,
+        FunctionInvocationConfiguration,
+        FunctionTool,
+        ToolProtocol,
+        require_authorization,
+        tool,
+    )
     from agentry.types import (
         AgentResponse,
         AgentResponseUpdate,

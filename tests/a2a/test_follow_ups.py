@@ -13,7 +13,7 @@ from a2a.types import ListTasksRequest, Message, Part, Role, SendMessageRequest,
 from a2a.utils.errors import InvalidParamsError
 from google.protobuf import json_format, struct_pb2
 
-from agentry import Agent, tool
+from agentry import Agent, Content, tool
 from agentry import Message as AgentryMessage
 from agentry.a2a import A2AAgent
 from agentry.a2a._answers import DECLINED_RESULT
@@ -213,3 +213,17 @@ async def test_a2a_agent_sends_the_message_id_and_metadata_of_its_input() -> Non
         done = await remote.run(answer, session=session)
     assert done.text == "done"
     assert seen == [("m-1", {"turn": 1}), ("m-2", {"turn": 2})]
+
+
+@pytest.mark.parametrize("streaming", [True, False])
+async def test_a2a_agent_shows_what_came_before_an_approval_only_once(streaming: bool) -> None:
+    call = Content.from_function_call(call_id="c1", name="remove_file", arguments={"path": "b"})
+    model = ScriptedChatClient([AgentryMessage("assistant", ["Removing b. ", call]), "Removed."])
+    agent = Agent(client=model, name="files", tools=[remove_file])
+    async with serve(agent) as server, A2AAgent(url=server.url, streaming=streaming) as remote:
+        session = remote.create_session()
+        first = await remote.run("remove b", session=session)
+        answer = first.user_input_requests[0].to_function_approval_response(approved=True)
+        second = await remote.run(AgentryMessage("user", [answer]), session=session)
+    assert first.text.startswith("Removing b. ")
+    assert second.text == "Removed."

@@ -206,3 +206,38 @@ def test_ctrl_c_reaching_another_thread_still_ends_the_chat(tmp_path: Path) -> N
     finally:
         process.kill()
         process.communicate()
+
+
+CREDENTIAL_AGENT = '''
+from agentry import Agent, FunctionInvocationContext, require_authorization, tool
+from agentry.clients.scripted import ScriptedChatClient
+
+@tool
+def list_repos(owner: str, context: FunctionInvocationContext) -> str:
+    """List the owner's repositories."""
+    token = require_authorization(context, "A GitHub token")["token"]
+    return f"{owner}/agentry (with a token of {len(token)} characters)"
+
+def reply(messages, options):
+    results = [c for m in messages for c in m.contents if c.type == "function_result"]
+    return f"Tool said: {results[-1].result}"
+
+def repos_call(call_id):
+    return ScriptedChatClient.function_call("list_repos", {"owner": "ada"}, call_id=call_id)
+
+client = ScriptedChatClient([repos_call("c1"), reply, repos_call("c2"), reply])
+agent = Agent(client=client, tools=[list_repos], name="github")
+'''
+
+
+def test_chat_asks_for_the_credential_a_tool_needs(agentry: Agentry, tmp_path: Path) -> None:
+    (tmp_path / "github.py").write_text(CREDENTIAL_AGENT)
+    result = agentry("chat", "--agent", "github:agent", stdin="list\nghp_12345\nagain\n\n")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        "Tool said: ada/agentry (with a token of 9 characters)",
+        "Tool said: Error: the user did not authorize this tool call; do not retry it.",
+    ]
+    assert result.stderr.count("list_repos needs a bearer credential (A GitHub token)") == 2
+    assert result.stderr.count("! list_repos needs authorization") == 2
+    assert "ghp_12345" not in result.stderr

@@ -1,6 +1,6 @@
-"""Reading a user's follow-up to a task that waits for input.
+"""Reading a user's follow-up to a task that waits for input or authorization.
 
-A task waits for two kinds of requests:
+A task waits for three kinds of requests:
 
 - tool-approval requests (`function_approval_request` contents), answered by
   - a text part such as "yes", "approve", "no" or "reject" (answers every approval),
@@ -9,8 +9,15 @@ A task waits for two kinds of requests:
 - information requests of a workflow (`function_call` contents named `request_info`,
   the call id being the request id), answered by
   - a data part `{"id": "<request id>", "response": ...}` or
-    `{"responses": {"<request id>": ..., ...}}`,
-  - or, when only one such request waits, any other data part (its value) or the text.
+    `{"responses": {"<request id>": ...}}`,
+  - or, when only one such request waits, any other data part (its value) or the text;
+- authorization requests (`authorization_request` contents), answered by
+  - in band: a data part `{"id": "<request id>", "credentials": {"token": "..."}}` (the
+    id may be left out when one such request waits), whose credentials the server takes
+    out of the message before it is stored (see `withhold_credentials`);
+  - out of band: any message (the call runs again and finds whether the authorization
+    is done);
+  - either: "no", or `{"id": "<request id>", "approved": false}`, declines.
 
 A follow-up to approvals that holds no answer at all (no yes/no, no answer data) is a new
 message: the approvals are declined and the message goes to the agent.
@@ -20,20 +27,23 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, cast
 
-from agentry.a2a._parts import INFO_REQUEST_KIND
+from agentry.a2a._parts import AUTHORIZATION_REQUEST_KIND, INFO_REQUEST_KIND
 from agentry.errors import ContentError
 from agentry.types import Content, Message
 
 __all__ = [
     "ANSWER_HINT",
+    "CREDENTIALS_HINT",
     "DECLINED_RESULT",
     "REQUEST_INFO_FUNCTION",
     "FollowUp",
     "declined_results",
+    "describe_authorization",
     "describe_requests",
+    "is_authorization_request",
     "is_info_request",
     "read_follow_up",
 ]
@@ -48,7 +58,7 @@ DECLINED_RESULT = (
 
 _YES = frozenset({"y", "yes", "ok", "okay", "approve", "approved", "allow", "accept", "true"})
 _NO = frozenset({"n", "no", "deny", "denied", "reject", "rejected", "decline", "false"})
-_ANSWER_KEYS = frozenset({"approved", "approvals", "id", "response", "responses"})
+_ANSWER_KEYS = frozenset({"approved", "approvals", "credentials", "id", "response", "responses"})
 
 ANSWER_HINT = (
     'Answer an approval with "yes" or "no" (or a data part {"approved": true}), and a '
@@ -56,10 +66,21 @@ ANSWER_HINT = (
     '"response": ...}).'
 )
 
+CREDENTIALS_HINT = (
+    'Send credentials in a data part {"id": "<request id>", "credentials": {"token": "..."}} '
+    'on this task, or decline with "no".'
+)
+"""How to answer an in-band authorization request."""
+
 
 def is_info_request(content: Content) -> bool:
     """Whether `content` is a workflow's request for information."""
     return content.type == "function_call" and content.name == REQUEST_INFO_FUNCTION
+
+
+def is_authorization_request(content: Content) -> bool:
+    """Whether `content` asks for authorization."""
+    return content.type == AUTHORIZATION_REQUEST_KIND
 
 
 @dataclass
@@ -68,20 +89,32 @@ class FollowUp:
 
     Attributes:
         answers: Answers to every request (`function_approval_response` contents for
-            approvals, `function_result` contents for information requests), or `None`
-            when a request is left open.
+            approvals, `function_result` contents for information requests,
+            `authorization_response` contents for authorization requests), or `None` when
+            a request is left open.
         open_requests: The requests the message leaves open.
         is_new_message: Only approvals wait and the message holds no answer at all: it is
             a new message to the agent.
+        problems: What was wrong with the answers given (malformed credentials...).
     """
 
     answers: list[Content] | None
     open_requests: list[Content]
     is_new_message: bool
+    problems: list[str] = field(default_factory=list[str])
 
 
-def read_follow_up(message: Message, pending: Sequence[Content]) -> FollowUp:
-    """Read `message` as answers to the `pending` requests of its task."""
+def read_follow_up(
+    message: Message, pending: Sequence[Content], credentials: Mapping[str, Any] | None = None
+) -> FollowUp:
+    """Read `message` as answers to the `pending` requests of its task.
+
+    Args:
+        message: The follow-up.
+        pending: The requests the task waits for.
+        credentials: The credentials taken out of the message (see `withhold_credentials`),
+            by request id (`""` for credentials sent without one).
+    """
     reading = _Reading()
     for content in message.contents:
         try:
@@ -90,10 +123,28 @@ def read_follow_up(message: Message, pending: Sequence[Content]) -> FollowUp:
             if content.type == "text" and content.text:
                 reading.text(content.text)
     info_requests = [r for r in pending if is_info_request(r)]
+    in_band = [r for r in pending if is_authorization_request(r) and r.flow != "out_of_band"]
+    given = dict(credentials or {})
+    if "" in given and len(in_band) == 1:
+        given.setdefault(in_band[0].id or "", given.pop(""))
     answers: list[Content] = []
     open_requests: list[Content] = []
+    problems: list[str] = []
+    if "" in given:
+        problems.append(
+            "credentials were sent without the id of the request they answer, and "
+            f"{len(in_band)} requests wait for credentials; add the id"
+        )
     for request in pending:
-        if is_info_request(request):
+        if is_authorization_request(request):
+            answer, problem = _authorization_answer(request, reading, given)
+            if problem:
+                problems.append(problem)
+            if answer is None:
+                open_requests.append(request)
+            else:
+                answers.append(answer)
+        elif is_info_request(request):
             call_id = request.call_id or ""
             if call_id in reading.responses:
                 value = reading.responses[call_id]
@@ -109,11 +160,38 @@ def read_follow_up(message: Message, pending: Sequence[Content]) -> FollowUp:
                 open_requests.append(request)
                 continue
             answers.append(request.to_function_approval_response(approved))
+    strays = sorted(set(given) - {r.id or "" for r in in_band} - {""})
+    if strays:
+        waiting = ", ".join(r.id or "" for r in in_band) or "none"
+        problems.append(
+            f"no request with id {strays[0]!r} waits for credentials (waiting: {waiting})"
+        )
     return FollowUp(
         answers=None if open_requests else answers,
         open_requests=open_requests,
-        is_new_message=bool(open_requests) and not reading.answered and not info_requests,
+        is_new_message=bool(open_requests)
+        and not reading.answered
+        and not info_requests
+        and not any(is_authorization_request(r) for r in pending),
+        problems=problems,
     )
+
+
+def _authorization_answer(
+    request: Content, reading: _Reading, given: Mapping[str, Any]
+) -> tuple[Content | None, str | None]:
+    """The answer a follow-up gives an authorization request (or none), and what was wrong."""
+    request_id = request.id or ""
+    if reading.approvals.get(request_id, reading.approve_all) is False:
+        return request.to_authorization_response(approved=False), None
+    if request.flow == "out_of_band":
+        return request.to_authorization_response(), None
+    if request_id not in given:
+        return None, None
+    try:
+        return request.to_authorization_response(given[request_id]), None
+    except ContentError as error:
+        return None, f"the credentials for request {request_id} were not accepted: {error}"
 
 
 def declined_results(pending: Sequence[Content]) -> Message:
@@ -135,12 +213,28 @@ def describe_requests(requests: Sequence[Content]) -> str:
         if is_info_request(request):
             described.append(f"the answer to request {request.call_id}")
             continue
+        if is_authorization_request(request):
+            described.append(describe_authorization(request))
+            continue
         call = request.function_call
         name = call.name if call is not None else "a tool"
         arguments = call.arguments if call is not None else None
         shown = arguments if isinstance(arguments, str) else json.dumps(arguments or {})
         described.append(f"approval of {name} {shown} (id {request.id})")
     return "; ".join(described)
+
+
+def describe_authorization(request: Content) -> str:
+    """An authorization request in words, such as `a bearer credential for list_repos (A
+    GitHub token; id c1)`."""
+    call = request.function_call
+    for_whom = f" for {call.name}" if call is not None and call.name else ""
+    what = f"{request.text or 'no description'}; id {request.id}"
+    if request.flow == "out_of_band":
+        where = f" at {request.uri}" if request.uri else ""
+        return f"the authorization{for_whom}{where} ({what})"
+    hint = f", to be had at {request.uri}" if request.uri else ""
+    return f"a {request.scheme or 'bearer'} credential{for_whom} ({what}{hint})"
 
 
 class _Reading:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -13,12 +13,14 @@ from a2a.server.context import ServerCallContext
 from a2a.server.request_handlers import DefaultRequestHandler
 from a2a.server.routes import create_jsonrpc_routes, create_rest_routes
 from a2a.server.tasks import DatabaseTaskStore, InMemoryTaskStore, TaskStore
-from a2a.types import AgentCard, SendMessageRequest, Task
+from a2a.types import AgentCard, SendMessageRequest, Task, TaskState
 from a2a.utils.errors import InvalidParamsError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from starlette.applications import Starlette
+from starlette.routing import BaseRoute
 from typing_extensions import override
 
+from agentry.a2a._authorizations import CREDENTIALS_STATE_KEY, withhold_credentials
 from agentry.a2a._card import DEFAULT_CARD_CACHE_CONTROL, build_agent_card, card_routes
 from agentry.a2a._errors import A2AConfigError
 from agentry.a2a._executor import NO_CONTENT_MESSAGE, AgentryAgentExecutor
@@ -69,20 +71,30 @@ class A2AApp(BodySizeLimit):
         self.executor = executor
         self.request_handler = request_handler
 
+    def complete_authorization(
+        self, task_id: str | None = None, *, request_id: str | None = None
+    ) -> bool:
+        """Say that the out-of-band authorization a task waits for is done (see
+        :meth:`AgentryAgentExecutor.complete_authorization`)."""
+        return self.executor.complete_authorization(task_id, request_id=request_id)
+
 
 class _TaskContextBuilder(SimpleRequestContextBuilder):
-    """Refuses a message without content, and gives a follow-up message that names only
-    its task the task's own context id.
+    """Refuses a message without content, gives a follow-up message that names only its
+    task the task's own context id, and prepares a message to a task in `auth-required`.
 
     The refusal comes before the server creates or touches a task, so a refused message
     leaves no task behind and a waiting task keeps waiting. Without the context id, such
     a follow-up gets a fresh one, which conflicts with the stored task once the server has
-    restarted.
+    restarted. A message to a task waiting for authorization has its credentials taken out
+    before the SDK stores it (they reach the run through the call's state), and makes a run
+    waiting for an out-of-band authorization step aside so that the message can run.
     """
 
-    def __init__(self, task_store: TaskStore) -> None:
+    def __init__(self, task_store: TaskStore, executor: AgentryAgentExecutor) -> None:
         super().__init__(task_store=task_store)
         self._tasks = task_store
+        self._executor = executor
 
     @override
     async def build(
@@ -95,10 +107,16 @@ class _TaskContextBuilder(SimpleRequestContextBuilder):
     ) -> RequestContext:
         if params is not None and not parts_to_contents(params.message.parts):
             raise InvalidParamsError(message=NO_CONTENT_MESSAGE)
-        if task_id and not context_id:
-            stored = await self._tasks.get(task_id, context)
-            if stored is not None and stored.context_id:
-                context_id = stored.context_id
+        stored = await self._tasks.get(task_id, context) if task_id else None
+        if stored is not None and not context_id and stored.context_id:
+            context_id = stored.context_id
+        if (
+            params is not None
+            and stored is not None
+            and stored.status.state == TaskState.TASK_STATE_AUTH_REQUIRED
+        ):
+            context.state[CREDENTIALS_STATE_KEY] = withhold_credentials(params.message)
+            self._executor.stop_waiting(stored.id)
         return await super().build(
             context, params=params, task_id=task_id, context_id=context_id, task=task
         )
@@ -117,6 +135,7 @@ def create_app(
     reply_with: ReplyMode = "task",
     card_cache_control: str | None = DEFAULT_CARD_CACHE_CONTROL,
     card_last_modified: datetime | None = None,
+    routes: Sequence[BaseRoute] = (),
     **card_options: Any,
 ) -> A2AApp:
     """An ASGI app serving `agent` over A2A, with the JSON-RPC and HTTP+JSON bindings.
@@ -135,8 +154,9 @@ def create_app(
         sessions: A session store to use instead of the one `database` selects.
         max_request_bytes: Larger request bodies are refused with HTTP 413.
         idle_task_timeout: Seconds after which a task waiting for input stops holding
-            memory; the user's answer still resumes it from the store. `None` keeps
-            waiting tasks in memory.
+            memory (the user's answer still resumes it from the store), and after which a
+            run waiting for an out-of-band authorization stops waiting (the next message
+            on the task tries again). `None` keeps waiting tasks in memory.
         reply_with: `"task"` answers every message with a task; `"message"` answers a
             new message with one bare A2A message, and with a task only when the run
             needs the user's input or fails.
@@ -144,6 +164,8 @@ def create_app(
             public caching by default); `None` sends none. The card always has an `ETag`.
         card_last_modified: The agent card's `Last-Modified` time (default: when the app
             was created).
+        routes: Starlette routes of your own, matched before the protocol's, such as the
+            OAuth callback that calls :meth:`A2AApp.complete_authorization`.
         **card_options: Passed to :func:`build_agent_card` (name, description, skills...).
 
     Returns:
@@ -184,12 +206,14 @@ def create_app(
             sessions = InMemoryContextSessionStore()
         else:
             sessions = owned_sessions = SQLiteContextSessionStore(database)
-    executor = AgentryAgentExecutor(agent, sessions=sessions, reply_with=reply_with)
+    executor = AgentryAgentExecutor(
+        agent, sessions=sessions, reply_with=reply_with, out_of_band_wait=idle_task_timeout
+    )
     handler = DefaultRequestHandler(
         agent_executor=executor,
         task_store=task_store,
         agent_card=card,
-        request_context_builder=_TaskContextBuilder(task_store),
+        request_context_builder=_TaskContextBuilder(task_store, executor),
         validate_input_modes=True,
         interrupted_task_timeout=idle_task_timeout,
     )
@@ -207,7 +231,8 @@ def create_app(
             if engine is not None:
                 await engine.dispose()
 
-    routes = [
+    all_routes = [
+        *routes,
         *card_routes(
             card,
             cache_control=card_cache_control,
@@ -216,7 +241,7 @@ def create_app(
         *create_jsonrpc_routes(handler, rpc_url=_JSONRPC_PATH),
         *create_rest_routes(handler),
     ]
-    starlette = Starlette(routes=routes, lifespan=lifespan)
+    starlette = Starlette(routes=all_routes, lifespan=lifespan)
     return A2AApp(
         starlette,
         agent_card=card,

@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import json
 import uuid
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from types import TracebackType
 from typing import Any, cast
 
@@ -29,7 +29,7 @@ from typing_extensions import Self
 
 from agentry.a2a._errors import A2AConfigError, RemoteAgentError
 from agentry.a2a._parts import METADATA_PROPERTY, content_to_part
-from agentry.a2a._task_reader import FAILED_STATES, TaskReader, task_has_ended
+from agentry.a2a._task_reader import FAILED_STATES, WAITING_STATES, TaskReader, task_has_ended
 from agentry.agents import BaseAgent
 from agentry.errors import ContentError
 from agentry.sessions import AgentSession
@@ -56,7 +56,11 @@ class A2AAgent(BaseAgent):
     `request.to_function_approval_response(approved)` in the next run on the session),
     a workflow's request for information becomes a `function_call` named `request_info`
     (answer it with a `function_result` for its call id), and any other question is
-    returned as text that the next run answers.
+    returned as text that the next run answers. A task in `auth-required` ends the run
+    with an `authorization_request` content: answer it with
+    `request.to_authorization_response(credentials)` (in band) or, once the person has
+    authorized at `request.uri`, `request.to_authorization_response()` (out of band; the
+    next run follows the task, which may have gone on already).
 
     Args:
         url: The base URL of the remote agent (its card is read from it).
@@ -183,26 +187,28 @@ class A2AAgent(BaseAgent):
             else {}
         )
         client = await self._get_client()
+        task_id: str = state.get("task_id") or ""
         request = SendMessageRequest(
-            message=_outgoing_message(
-                messages, state.get("context_id") or "", state.get("task_id") or ""
-            )
+            message=_outgoing_message(messages, state.get("context_id") or "", task_id)
         )
-        reader = TaskReader(self.name)
+        reader = TaskReader(self.name, seen=state.get("seen") if task_id else None)
         finished = False
         try:
-            if self._streams():
-                events = client.send_message(request)
+            if task_id and _says_authorized(messages, state.get("out_of_band") or []):
+                events = self._follow(client, request, reader, task_id)
             else:
-                events = _polled_events(client, request, reader)
-            async for event in events:
-                for update in reader.read(event):
-                    yield update
+                events = self._send(client, request, reader)
+            async with _closing(events):
+                async for event in events:
+                    for update in reader.read(event):
+                        yield update
+                    if reader.ended:
+                        break
             finished = True
         except A2AError as error:
             # A task the remote agent refuses to continue (finished, or forgotten) is not
             # offered again: the next run starts a new task in the same context.
-            state.pop("task_id", None)
+            _forget_task(state)
             raise RemoteAgentError(
                 f"the A2A agent refused the request: {error}", task_id=reader.task_id
             ) from error
@@ -215,9 +221,19 @@ class A2AAgent(BaseAgent):
                 await _cancel_quietly(client, reader.task_id)
         if reader.context_id:
             state["context_id"] = reader.context_id
-        state.pop("task_id", None)
-        if reader.state == TaskState.TASK_STATE_INPUT_REQUIRED:
-            state["task_id"] = reader.task_id
+        _forget_task(state)
+        requests = reader.finish()
+        if reader.state in WAITING_STATES:
+            # The next run continues the task; what this run showed is not shown again.
+            state.update(task_id=reader.task_id, seen=reader.seen)
+            out_of_band = [
+                c.id
+                for update in requests
+                for c in update.contents
+                if c.type == "authorization_request" and c.flow == "out_of_band"
+            ]
+            if out_of_band:
+                state["out_of_band"] = out_of_band
         elif reader.state in FAILED_STATES:
             raise RemoteAgentError(
                 f"the A2A agent's task ended {FAILED_STATES[reader.state]}: "
@@ -225,8 +241,72 @@ class A2AAgent(BaseAgent):
                 state=FAILED_STATES[reader.state],
                 task_id=reader.task_id,
             )
-        for update in reader.finish():
+        for update in requests:
             yield update
+
+    def _send(
+        self, client: Client, request: SendMessageRequest, reader: TaskReader
+    ) -> AsyncIterator[StreamResponse]:
+        if self._streams():
+            return client.send_message(request)
+        return _polled_events(client, request, reader)
+
+    async def _follow(
+        self, client: Client, request: SendMessageRequest, reader: TaskReader, task_id: str
+    ) -> AsyncIterator[StreamResponse]:
+        """Events of a task that waited for out-of-band authorizations the caller says are
+        done: a task still waiting gets the message, which makes the remote agent check
+        again; a task that went on already is read until it ends or waits again.
+
+        The task is read whole each time (not subscribed to), so what a run has shown is
+        never shown twice.
+        """
+        task = await client.get_task(GetTaskRequest(id=task_id))
+        if task.status.state == TaskState.TASK_STATE_AUTH_REQUIRED:
+            try:
+                async with _closing(self._send(client, request, reader)) as events:
+                    async for event in events:
+                        yield event
+                return
+            except A2AError:
+                # The flow was completed on the server meanwhile, and the task went on
+                # (and ended) before the message arrived: follow the task instead.
+                task = await client.get_task(GetTaskRequest(id=task_id))
+                if task.status.state == TaskState.TASK_STATE_AUTH_REQUIRED:
+                    raise
+        yield StreamResponse(task=task)
+        async for event in _polled_until_ended(client, reader):
+            yield event
+
+
+@contextlib.asynccontextmanager
+async def _closing(
+    events: AsyncIterator[StreamResponse],
+) -> AsyncGenerator[AsyncIterator[StreamResponse], None]:
+    """`events`, closed when the block ends (a run that stops reading closes its stream)."""
+    try:
+        yield events
+    finally:
+        close = getattr(events, "aclose", None)
+        if close is not None:
+            await close()
+
+
+def _forget_task(state: dict[str, Any]) -> None:
+    for key in ("task_id", "seen", "out_of_band"):
+        state.pop(key, None)
+
+
+def _says_authorized(messages: list[Message], out_of_band: list[str]) -> bool:
+    """Whether `messages` only say that out-of-band authorizations are done."""
+    contents = [c for m in messages for c in m.contents]
+    return bool(contents) and all(
+        c.type == "authorization_response"
+        and c.approved is not False
+        and not c.credentials
+        and c.id in out_of_band
+        for c in contents
+    )
 
 
 def _outgoing_message(messages: list[Message], context_id: str, task_id: str) -> A2AMessage:
@@ -237,6 +317,17 @@ def _outgoing_message(messages: list[Message], context_id: str, task_id: str) ->
         for content in message.contents:
             if content.type == "function_approval_response":
                 approvals[content.id or ""] = bool(content.approved)
+            elif content.type == "authorization_response":
+                if content.credentials:
+                    answer = {"id": content.id or "", "credentials": dict(content.credentials)}
+                    parts.append(
+                        Part(
+                            data=json_format.ParseDict(answer, struct_pb2.Value()),
+                            media_type="application/json",
+                        )
+                    )
+                else:  # out of band: done (check again), or declined
+                    approvals[content.id or ""] = content.approved is not False
             elif content.type == "function_result":
                 responses[content.call_id or ""] = _jsonable(content.result)
             elif message.role in ("user", "system"):
@@ -287,6 +378,12 @@ async def _polled_events(
     request.configuration.return_immediately = True
     async for event in client.send_message(request):
         yield event
+    async for event in _polled_until_ended(client, reader):
+        yield event
+
+
+async def _polled_until_ended(client: Client, reader: TaskReader) -> AsyncIterator[StreamResponse]:
+    """The task `reader` follows, once it has ended or waits for the user."""
     delay = _FIRST_POLL
     while reader.task_id and not reader.ended:
         await asyncio.sleep(delay)

@@ -2,9 +2,10 @@
 
 One A2A message starts (or continues) one agent run. The executor streams the run's text
 as one artifact, reports tool calls as `working` status updates, turns tool-approval
-requests and workflow requests for information into `input-required`, and always ends a
-task in a terminal or interrupted state. An executor made with `reply_with="message"`
-answers a new message with one bare message instead, unless the run needs input or fails.
+requests and workflow requests for information into `input-required` and authorization
+requests into `auth-required`, and always ends a task in a terminal or interrupted state.
+An executor made with `reply_with="message"` answers a new message with one bare message
+instead, unless the run needs input or fails.
 """
 
 from __future__ import annotations
@@ -24,11 +25,20 @@ from a2a.utils.errors import InvalidParamsError
 
 from agentry.a2a._answers import (
     ANSWER_HINT,
+    FollowUp,
     declined_results,
     describe_requests,
+    is_authorization_request,
     is_info_request,
     read_follow_up,
 )
+from agentry.a2a._authorizations import (
+    OutOfBandWaits,
+    authorization_text,
+    take_credentials,
+    waits_out_of_band,
+)
+from agentry.a2a._errors import A2AConfigError
 from agentry.a2a._parts import content_to_part, message_to_agentry, to_a2a_message
 from agentry.a2a._replies import MessageReply, Reply, ReplyMode, TaskReply, check_reply_mode
 from agentry.a2a._sessions import ContextSessionStore, InMemoryContextSessionStore
@@ -56,8 +66,15 @@ class AgentryAgentExecutor(AgentExecutor):
     message on the task (yes/no, a data part `{"approved": true}`, or the information)
     answers them and the run resumes. A message on the task that holds no answer at all is
     a new message: the waiting approvals are declined and the agent gets the message.
-    Failures end the task in `TASK_STATE_FAILED` with the reason; cancellation ends it in
-    `TASK_STATE_CANCELED`.
+
+    A tool's authorization request puts the task in `TASK_STATE_AUTH_REQUIRED`. In band,
+    the run returns and the user's next message on the task carries the credentials (a
+    data part `{"id": "<request id>", "credentials": {...}}`); without them (or with
+    malformed ones) the task keeps waiting and says why. Out of band, the run keeps
+    waiting until :meth:`complete_authorization` is called for the task, a message
+    arrives on it (:meth:`stop_waiting`), the task is canceled, or `out_of_band_wait`
+    seconds pass. Failures end the task in `TASK_STATE_FAILED` with the reason;
+    cancellation ends it in `TASK_STATE_CANCELED`.
 
     Args:
         agent: The agent to run.
@@ -65,9 +82,13 @@ class AgentryAgentExecutor(AgentExecutor):
         reply_with: `"task"` (the default) answers every message with a task;
             `"message"` answers a new message with one bare A2A message holding the whole
             answer, and uses a task only when the run needs input or fails.
+        out_of_band_wait: Seconds a run waits for an out-of-band authorization before it
+            returns, leaving the task `auth-required` (the next message on the task tries
+            again); `None` waits until the task is canceled.
 
     Raises:
-        A2AConfigError: `reply_with` is neither `"task"` nor `"message"`.
+        A2AConfigError: `reply_with` is neither `"task"` nor `"message"`, or
+            `out_of_band_wait` is not positive.
 
     Example:
         >>> from agentry.clients.scripted import ScriptedChatClient
@@ -81,10 +102,15 @@ class AgentryAgentExecutor(AgentExecutor):
         *,
         sessions: ContextSessionStore | None = None,
         reply_with: ReplyMode = "task",
+        out_of_band_wait: float | None = 600.0,
     ) -> None:
+        if out_of_band_wait is not None and out_of_band_wait <= 0:
+            raise A2AConfigError(f"out_of_band_wait must be positive, got {out_of_band_wait}")
         self.agent = agent
         self.sessions: ContextSessionStore = sessions or InMemoryContextSessionStore()
         self.reply_with: ReplyMode = check_reply_mode(reply_with)
+        self.out_of_band_wait = out_of_band_wait
+        self._waits = OutOfBandWaits()
         # One run at a time per context; a lock disappears once no run holds or awaits it.
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
         self._cleanups: set[asyncio.Task[None]] = set()
@@ -99,6 +125,7 @@ class AgentryAgentExecutor(AgentExecutor):
         context_id = (current.context_id if current else None) or context.context_id or ""
         if message is None:
             raise InvalidParamsError(message="the request has no message to run the agent on")
+        credentials = take_credentials(context)
         user_message = message_to_agentry(message)
         if not user_message.contents:
             raise InvalidParamsError(message=NO_CONTENT_MESSAGE)
@@ -116,28 +143,63 @@ class AgentryAgentExecutor(AgentExecutor):
                 is_new=current is None,
             )
             await task.open()
-        async with self._lock(context_id):
-            session: AgentSession | None = None
-            try:
-                session = await self._load_session(context_id)
-                run = self._run(user_message, session, context_id, task_id, reply)
-                await get_telemetry_observer().remote_call(
-                    f"SendMessage {getattr(self.agent, 'name', None) or 'agent'}",
-                    {
-                        "a2a.method": "SendMessage",
-                        "a2a.task.id": task_id,
-                        "a2a.context.id": context_id,
-                    },
-                    run,
-                    side="server",
-                )
-            except asyncio.CancelledError:
-                if session is not None:
-                    await self.sessions.save(context_id, session)
-                raise
-            except Exception as error:
-                logger.exception("agent run for A2A task %s failed", task_id)
-                await reply.fail(f"The agent failed: {type(error).__name__}: {error}")
+        try:
+            run = self._serve(user_message, credentials, context_id, task_id, reply)
+            await get_telemetry_observer().remote_call(
+                f"SendMessage {getattr(self.agent, 'name', None) or 'agent'}",
+                {
+                    "a2a.method": "SendMessage",
+                    "a2a.task.id": task_id,
+                    "a2a.context.id": context_id,
+                },
+                run,
+                side="server",
+            )
+        except Exception as error:
+            logger.exception("agent run for A2A task %s failed", task_id)
+            await reply.fail(f"The agent failed: {type(error).__name__}: {error}")
+
+    def complete_authorization(
+        self, task_id: str | None = None, *, request_id: str | None = None
+    ) -> bool:
+        """Say that the out-of-band authorization a task waits for is done.
+
+        Call it on the server's event loop (from a route of the application, such as an
+        OAuth callback). The waiting run goes on: the tools that asked run again and find
+        their authorization (in the token store the application filled).
+
+        Args:
+            task_id: The task's id.
+            request_id: Instead of `task_id`, the id of the authorization request the task
+                waits for: the id of the tool call that asked, which a tool can put in
+                its consent URL (as OAuth's `state`) to know it again in the callback.
+
+        Returns:
+            `True` when a run was waiting; `False` when none waits (the task ended, was
+            canceled, or stopped waiting: the client's next message on it tries again).
+
+        Raises:
+            ValueError: Neither or both of `task_id` and `request_id` were given.
+        """
+        if (task_id is None) == (request_id is None):
+            raise ValueError(
+                "complete_authorization needs the task_id of the waiting task, or the "
+                "request_id of the authorization request it waits for (one of them)"
+            )
+        waiting = task_id if request_id is None else self._waits.task_of(request_id)
+        return waiting is not None and self._waits.end(waiting, "completed")
+
+    def stop_waiting(self, task_id: str) -> bool:
+        """Make the run waiting for an out-of-band authorization of `task_id` return,
+        leaving the task `auth-required`, so that a message arriving on the task can run.
+
+        `create_app` calls it for each message sent to a task in `auth-required`; call it
+        the same way when you host the executor with your own request handler.
+
+        Returns:
+            Whether a run was waiting.
+        """
+        return self._waits.end(task_id, "message")
 
     async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
         """Mark the task canceled; the server then stops the running `execute`."""
@@ -169,19 +231,64 @@ class AgentryAgentExecutor(AgentExecutor):
             session = self.agent.create_session(session_id=context_id)
         return session
 
-    async def _run(
+    async def _serve(
         self,
         user_message: Message,
-        session: AgentSession,
+        credentials: dict[str, object],
         context_id: str,
         task_id: str,
         reply: Reply,
     ) -> None:
-        """Run the agent; the session is saved before the task's final status goes out."""
-        inputs = [user_message]
+        """Run the agent on the message and, while the task waits only for out-of-band
+        authorizations, wait for them and go on (without holding the context)."""
+        waiting = await self._locked_run(user_message, credentials, context_id, task_id, reply)
+        while waiting:
+            if await self._waits.wait(task_id, waiting, self.out_of_band_wait) != "completed":
+                return
+            waiting = await self._locked_run(None, {}, context_id, task_id, reply)
+
+    async def _locked_run(
+        self,
+        user_message: Message | None,
+        credentials: dict[str, object],
+        context_id: str,
+        task_id: str,
+        reply: Reply,
+    ) -> list[Content]:
+        async with self._lock(context_id):
+            session: AgentSession | None = None
+            try:
+                session = await self._load_session(context_id)
+                return await self._run(
+                    user_message, credentials, session, context_id, task_id, reply
+                )
+            except asyncio.CancelledError:
+                if session is not None:
+                    await self.sessions.save(context_id, session)
+                raise
+
+    async def _run(
+        self,
+        user_message: Message | None,
+        credentials: dict[str, object],
+        session: AgentSession,
+        context_id: str,
+        task_id: str,
+        reply: Reply,
+    ) -> list[Content]:
+        """Run the agent; the session is saved before the task's final status goes out.
+
+        `user_message` is `None` when the out-of-band authorizations the task waits for are
+        done. Returns the requests the task now waits for when they are all out-of-band
+        authorizations (the run waits for them), or nothing.
+        """
         pending = _pending_requests(session, task_id)
-        if pending:
-            follow_up = read_follow_up(user_message, pending)
+        if user_message is None:
+            if not pending:
+                return []
+            inputs = [Message("user", [r.to_authorization_response() for r in pending])]
+        elif pending:
+            follow_up = read_follow_up(user_message, pending, credentials)
             if follow_up.answers is not None:
                 inputs = [
                     Message(
@@ -194,17 +301,11 @@ class AgentryAgentExecutor(AgentExecutor):
             elif follow_up.is_new_message:
                 inputs = [declined_results(pending), user_message]
             else:
-                waits_for = describe_requests(follow_up.open_requests)
-                await reply.ask(
-                    _asking(
-                        pending,
-                        context_id,
-                        task_id,
-                        f"The task still waits for {waits_for}; answer every waiting request "
-                        f"in one message. {ANSWER_HINT}",
-                    )
-                )
-                return
+                await self._ask(reply, pending, context_id, task_id, _still_waiting(follow_up))
+                return []
+        else:
+            inputs = [user_message]
+        if pending:
             _set_pending_requests(session, task_id, [])
         await reply.start()
         requests: list[Content] = []
@@ -225,12 +326,39 @@ class AgentryAgentExecutor(AgentExecutor):
         if requests:
             _set_pending_requests(session, task_id, requests)
             await self.sessions.save(context_id, session)
-            await reply.ask(
-                _asking(requests, context_id, task_id, f"The agent needs your input. {ANSWER_HINT}")
-            )
-            return
+            await self._ask(reply, requests, context_id, task_id, None)
+            return requests if waits_out_of_band(requests) else []
         await self.sessions.save(context_id, session)
         await reply.complete()
+        return []
+
+    async def _ask(
+        self,
+        reply: Reply,
+        requests: list[Content],
+        context_id: str,
+        task_id: str,
+        problem: str | None,
+    ) -> None:
+        """Put the task in `input-required`, or `auth-required` when an authorization is
+        among the `requests`; the status message says what is needed (and `problem`)."""
+        auth = any(is_authorization_request(r) for r in requests)
+        hint = ANSWER_HINT if problem else f"The agent needs your input. {ANSWER_HINT}"
+        if auth:
+            others = any(not is_authorization_request(r) for r in requests)
+            hint = authorization_text(requests) + (f" {hint}" if others else "")
+        text = f"{problem} {hint}" if problem else hint
+        await reply.ask(_asking(requests, context_id, task_id, text), auth=auth)
+
+
+def _still_waiting(follow_up: FollowUp) -> str:
+    """What a follow-up that leaves requests open did not do."""
+    problems = "".join(f" {p[0].upper()}{p[1:]}." for p in follow_up.problems)
+    waits_for = describe_requests(follow_up.open_requests)
+    return (
+        f"The task still waits for {waits_for}; answer every waiting request in one "
+        f"message.{problems}"
+    )
 
 
 async def _publish(update: AgentResponseUpdate, reply: Reply) -> None:

@@ -22,9 +22,11 @@ from agentry.types import Content, Message
 
 __all__ = [
     "APPROVAL_REQUEST_KIND",
+    "AUTHORIZATION_REQUEST_KIND",
     "INFO_REQUEST_KIND",
     "METADATA_PROPERTY",
     "approval_request_data",
+    "authorization_request_data",
     "contents_to_parts",
     "content_to_part",
     "data_of",
@@ -37,6 +39,10 @@ __all__ = [
 
 APPROVAL_REQUEST_KIND = "function_approval_request"
 """The `kind` of the data part that asks the user to approve a tool call."""
+
+AUTHORIZATION_REQUEST_KIND = "authorization_request"
+"""The `kind` of the data part that asks the user for authorization (credentials, or an
+out-of-band flow)."""
 
 INFO_REQUEST_KIND = "request_info"
 """The `kind` of the data part that asks the user for information (a workflow's request)."""
@@ -102,8 +108,10 @@ def _metadata_properties(message: A2AMessage) -> dict[str, Any] | None:
 def content_to_part(content: Content) -> Part | None:
     """One agentry content as an A2A part, or `None` for contents A2A does not carry.
 
-    Function calls and results, reasoning and usage stay inside the agent; approval
-    requests become data parts (see :func:`approval_request_data`).
+    Function calls and results, reasoning and usage stay inside the agent; approval and
+    authorization requests become data parts (see :func:`approval_request_data` and
+    :func:`authorization_request_data`); authorization answers, which may hold
+    credentials, are never sent as content.
     """
     filename = content.name or ""
     if content.type == "text":
@@ -125,6 +133,8 @@ def content_to_part(content: Content) -> Part | None:
         return Part(text=f"Error: {content.message or 'unknown error'}")
     if content.type == APPROVAL_REQUEST_KIND:
         return _data_part(approval_request_data(content), "application/json")
+    if content.type == AUTHORIZATION_REQUEST_KIND:
+        return _data_part(authorization_request_data(content), "application/json")
     if content.type == "function_call" and content.name == INFO_REQUEST_KIND:
         return _data_part(info_request_data(content), "application/json")
     return None
@@ -151,6 +161,27 @@ def approval_request_data(request: Content) -> dict[str, Any]:
         "name": call.name if call is not None else "",
         "arguments": arguments,
     }
+
+
+def authorization_request_data(request: Content) -> dict[str, Any]:
+    """The data-part form of an authorization request: what is needed, and for which call."""
+    data: dict[str, Any] = {
+        "kind": AUTHORIZATION_REQUEST_KIND,
+        "id": request.id or "",
+        "scheme": request.scheme or "",
+        "description": request.text or "",
+        "flow": request.flow or "in_band",
+    }
+    if request.uri:
+        data["url"] = request.uri
+    if request.message:
+        data["reason"] = request.message
+    if request.function_call is not None:
+        call = approval_request_data(
+            Content.from_function_approval_request(id="", function_call=request.function_call)
+        )
+        data.update(call_id=call["call_id"], name=call["name"], arguments=call["arguments"])
+    return data
 
 
 def info_request_data(request: Content) -> dict[str, Any]:

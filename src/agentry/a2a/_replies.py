@@ -1,9 +1,10 @@
 """How the executor answers one A2A request: as a task, or as one bare message.
 
 A task reply publishes the run as it goes: the submitted task, `working` status updates,
-the answer streamed as one artifact, and a final (or `input-required`) state. A message
-reply gathers the answer and sends it as a single A2A `Message`; when the run needs the
-user's input or fails, it becomes a task after all, since only a task can wait or fail.
+the answer streamed as one artifact, and a final (or `input-required`, or
+`auth-required`) state. A message reply gathers the answer and sends it as a single A2A
+`Message`; when the run needs the user's input or fails, it becomes a task after all,
+since only a task can wait or fail.
 """
 
 from __future__ import annotations
@@ -65,8 +66,9 @@ class Reply(Protocol):
         """The run ended with its answer."""
         ...
 
-    async def ask(self, message: A2AMessage) -> None:
-        """The run waits for the user's input; `message` says what it needs."""
+    async def ask(self, message: A2AMessage, *, auth: bool = False) -> None:
+        """The run waits for the user's input (`auth`: for authorization); `message` says
+        what it needs."""
         ...
 
     async def fail(self, text: str) -> None:
@@ -129,10 +131,13 @@ class TaskReply:
         await self._writer.finish()
         await self.updater.complete()
 
-    async def ask(self, message: A2AMessage) -> None:
+    async def ask(self, message: A2AMessage, *, auth: bool = False) -> None:
         await self.open()
         await self._writer.finish()
-        await self.updater.requires_input(message)
+        if auth:
+            await self.updater.requires_auth(message)
+        else:
+            await self.updater.requires_input(message)
 
     async def fail(self, text: str) -> None:
         await self.open()
@@ -155,17 +160,28 @@ class MessageReply:
         self._task = TaskReply(
             event_queue, task_id=task_id, context_id=context_id, request=request, is_new=True
         )
+        # Once the reply became a task (the run waited), the rest of it goes to the task:
+        # a run that waited out of band goes on in the same request.
+        self._is_task = False
 
     async def start(self) -> None:
-        return None
+        if self._is_task:
+            await self._task.start()
 
     async def progress(self, text: str) -> None:
-        return None
+        if self._is_task:
+            await self._task.progress(text)
 
     async def add(self, part: Part) -> None:
-        self._parts.add(part)
+        if self._is_task:
+            await self._task.add(part)
+        else:
+            self._parts.add(part)
 
     async def complete(self) -> None:
+        if self._is_task:
+            await self._task.complete()
+            return
         await self._queue.enqueue_event(
             A2AMessage(
                 message_id=uuid.uuid4().hex,
@@ -175,15 +191,18 @@ class MessageReply:
             )
         )
 
-    async def ask(self, message: A2AMessage) -> None:
+    async def ask(self, message: A2AMessage, *, auth: bool = False) -> None:
         await self._as_task()
-        await self._task.ask(message)
+        await self._task.ask(message, auth=auth)
 
     async def fail(self, text: str) -> None:
         await self._as_task()
         await self._task.fail(text)
 
     async def _as_task(self) -> None:
+        if self._is_task:
+            return
+        self._is_task = True
         await self._task.start()
         for part in self._parts.parts:
             await self._task.add(part)

@@ -2,24 +2,34 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 from a2a.types import Message as A2AMessage
 from a2a.types import Part, StreamResponse, Task, TaskState
 
-from agentry.a2a._parts import APPROVAL_REQUEST_KIND, INFO_REQUEST_KIND, data_of, part_to_content
+from agentry.a2a._parts import (
+    APPROVAL_REQUEST_KIND,
+    AUTHORIZATION_REQUEST_KIND,
+    INFO_REQUEST_KIND,
+    data_of,
+    part_to_content,
+)
 from agentry.types import AgentResponseUpdate, Content
 
-__all__ = ["FAILED_STATES", "TaskReader", "task_has_ended"]
+__all__ = ["FAILED_STATES", "WAITING_STATES", "TaskReader", "task_has_ended"]
 
 FAILED_STATES: dict[int, str] = {
     TaskState.TASK_STATE_FAILED: "failed",
     TaskState.TASK_STATE_REJECTED: "rejected",
     TaskState.TASK_STATE_CANCELED: "canceled",
-    TaskState.TASK_STATE_AUTH_REQUIRED: "auth-required",
 }
 """Final states that make a run fail, with their protocol names."""
+
+WAITING_STATES = frozenset(
+    {TaskState.TASK_STATE_INPUT_REQUIRED, TaskState.TASK_STATE_AUTH_REQUIRED}
+)
+"""States of a task waiting for the user: the run ends with the task's requests."""
 
 
 def task_has_ended(task: Task) -> bool:
@@ -28,23 +38,33 @@ def task_has_ended(task: Task) -> bool:
 
 
 def _ends_the_run(state: TaskState.ValueType) -> bool:
-    return state in FAILED_STATES or state in (
-        TaskState.TASK_STATE_COMPLETED,
-        TaskState.TASK_STATE_INPUT_REQUIRED,
+    return (
+        state in FAILED_STATES or state in WAITING_STATES or state == TaskState.TASK_STATE_COMPLETED
     )
 
 
 class TaskReader:
-    """Turns the remote task's events into agentry updates."""
+    """Turns the remote task's events into agentry updates.
 
-    def __init__(self, author: str | None) -> None:
+    Args:
+        author: The author name of the updates.
+        seen: The text of artifacts an earlier run showed already, by artifact id (when
+            following a task that run left waiting): only what they gain is shown.
+    """
+
+    def __init__(self, author: str | None, *, seen: Mapping[str, str] | None = None) -> None:
         self.author = author
         self.task_id = ""
         self.context_id = ""
         self.state: TaskState.ValueType = TaskState.TASK_STATE_UNSPECIFIED
         self.status_text = ""
         self._status_parts: list[Part] = []
-        self._streamed: dict[str, str] = {}
+        self._streamed: dict[str, str] = dict(seen or {})
+
+    @property
+    def seen(self) -> dict[str, str]:
+        """The text of the artifacts shown so far, by artifact id."""
+        return dict(self._streamed)
 
     @property
     def ended(self) -> bool:
@@ -73,8 +93,8 @@ class TaskReader:
         return []
 
     def finish(self) -> list[AgentResponseUpdate]:
-        """The updates the task's final status asks for (input requests)."""
-        if self.state != TaskState.TASK_STATE_INPUT_REQUIRED:
+        """The updates the task's final status asks for (input and authorization requests)."""
+        if self.state not in WAITING_STATES:
             return []
         return self._updates([_input_request(p) for p in self._status_parts])
 
@@ -125,6 +145,8 @@ def _input_request(part: Part) -> Content | None:
                 name=INFO_REQUEST_KIND,
                 arguments={"request_id": request_id, "data": data.get("data")},
             )
+        if data.get("kind") == AUTHORIZATION_REQUEST_KIND:
+            return _authorization_request(data)
         if data.get("kind") == APPROVAL_REQUEST_KIND:
             call = Content.from_function_call(
                 call_id=str(data.get("call_id") or data.get("id") or ""),
@@ -135,3 +157,24 @@ def _input_request(part: Part) -> Content | None:
                 id=str(data.get("id") or ""), function_call=call
             )
     return part_to_content(part)
+
+
+def _authorization_request(data: dict[str, Any]) -> Content:
+    """An authorization request's data part as an `authorization_request` content."""
+    call: Content | None = None
+    if data.get("name"):
+        call = Content.from_function_call(
+            call_id=str(data.get("call_id") or data.get("id") or ""),
+            name=str(data["name"]),
+            arguments=cast("dict[str, Any]", data.get("arguments") or {}),
+        )
+    url, reason = data.get("url"), data.get("reason")
+    return Content.from_authorization_request(
+        id=str(data.get("id") or ""),
+        description=str(data.get("description") or ""),
+        scheme=str(data.get("scheme") or "bearer"),
+        url=str(url) if url else None,
+        flow="out_of_band" if data.get("flow") == "out_of_band" else "in_band",
+        function_call=call,
+        reason=str(reason) if reason else None,
+    )

@@ -5,6 +5,7 @@ context providers (before) -> prompt -> [model call -> tool calls]* -> context p
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from contextlib import aclosing
 from dataclasses import dataclass
@@ -16,6 +17,7 @@ from agentry.agents._approvals import (
     calls_needing_approval,
     resolve_approvals,
 )
+from agentry.agents._authorizations import hold_for_authorization, resolve_authorizations
 from agentry.errors import ToolLoopLimitError
 from agentry.middleware import ChatContext, MiddlewareFunction, run_pipeline
 from agentry.sessions import AgentSession, ContextProvider, HistoryProvider, SessionContext
@@ -23,6 +25,7 @@ from agentry.tools import (
     FunctionInvocationConfiguration,
     check_unique_tool_names,
     expand_tool_sources,
+    grant_credentials,
     invoke_function_calls,
     normalize_tools,
 )
@@ -148,28 +151,32 @@ class _Run:
     async def _turns(self) -> AsyncGenerator[AgentResponseUpdate, None]:
         plan, context = self.plan, self.context
         rules = approval_rules(plan.function_middleware)
-        outcome = resolve_approvals(context.input_messages, context.get_messages, self.tools, rules)
+        granted = resolve_authorizations(context.input_messages, context.get_messages)
+        outcome = resolve_approvals(granted.messages, context.get_messages, self.tools, rules)
         context.input_messages = outcome.messages
         conversation = self._prompt()
         sent = 0  # with a service-kept conversation, only messages after this index are sent
-        if outcome.resumed:
-            if outcome.missing_calls:
-                calls_message = Message(
-                    "assistant", outcome.missing_calls, author_name=self.author_name
-                )
+        if outcome.resumed or granted.resumed:
+            missing_calls = [*outcome.missing_calls, *granted.missing_calls]
+            if missing_calls:
+                calls_message = Message("assistant", missing_calls, author_name=self.author_name)
                 conversation.append(calls_message)
                 self.new_messages.append(calls_message)
                 if self.stream:
                     yield self._update(calls_message)
-            results = outcome.rejection_results()
-            if outcome.to_run:
-                batch = await self._invoke(outcome.to_run)
+            results = [*outcome.rejection_results(), *granted.declined_results()]
+            rerun = {c.call_id for c in granted.to_run}
+            to_run = [*(c for c in outcome.to_run if c.call_id not in rerun), *granted.to_run]
+            if to_run:
+                with grant_credentials(granted.credentials):
+                    batch = await self._invoke(to_run)
                 results = [*batch.results, *results]
-            results_message = Message("tool", results)
-            conversation.append(results_message)
-            self.new_messages.append(results_message)
+            added, paused = self._add_results(conversation, to_run, results)
             if self.stream:
-                yield self._update(results_message)
+                for message in added:
+                    yield self._update(message)
+            if paused:
+                return
 
         # Instructions went into the system message; clients get them only there.
         options: ChatOptions = {k: v for k, v in plan.options.items() if k != "instructions"}  # type: ignore[assignment]
@@ -224,11 +231,12 @@ class _Run:
                     yield self._update(Message("assistant", requests, author_name=self.author_name))
                 return
             batch = await self._invoke(calls)
-            results_message = Message("tool", batch.results)
-            conversation.append(results_message)
-            self.new_messages.append(results_message)
+            added, paused = self._add_results(conversation, calls, batch.results)
             if self.stream:
-                yield self._update(results_message)
+                for message in added:
+                    yield self._update(message)
+            if paused:
+                return
             if batch.terminate:
                 return
             consecutive_errors = consecutive_errors + 1 if batch.all_failed else 0
@@ -244,6 +252,28 @@ class _Run:
         for message in response.messages:
             message.contents = [c for c in message.contents if c.type != "function_call"]
         response.messages = [m for m in response.messages if m.contents]
+
+    def _add_results(
+        self, conversation: list[Message], calls: list[Content], results: list[Content]
+    ) -> tuple[list[Message], bool]:
+        """Add a batch's results to the run; the messages added, and whether the run pauses
+        because a tool asked for authorization (its request ends the run in an assistant
+        message of its own, which models are not shown)."""
+        kept, asking = hold_for_authorization(calls, results)
+        added: list[Message] = []
+        if kept:
+            results_message = Message("tool", kept)
+            conversation.append(results_message)
+            added.append(results_message)
+        if asking:
+            # an id of its own keeps it apart from the calls' message when streamed
+            added.append(
+                Message(
+                    "assistant", asking, author_name=self.author_name, message_id=uuid.uuid4().hex
+                )
+            )
+        self.new_messages.extend(added)
+        return added, bool(asking)
 
     def _prompt(self) -> list[Message]:
         instructions = [

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import getpass
 import sys
 import threading
 from typing import Any
@@ -82,7 +83,7 @@ async def _chat(arguments: argparse.Namespace) -> int:
             from agentry.types import Message
 
             answers = [
-                await _approval(request, interactive) for request in response.user_input_requests
+                await _answer(request, interactive) for request in response.user_input_requests
             ]
             response = await _turn(agent, Message("user", answers), session, printer)
     return 0
@@ -97,6 +98,40 @@ async def _turn(agent: Any, message: Any, session: Any, printer: Printer) -> Any
     response = await stream.get_final_response()
     printer.response(response)
     return response
+
+
+async def _answer(request: Any, interactive: bool) -> Any:
+    """The person's answer to a request: an approval, or an authorization."""
+    if request.type == "authorization_request":
+        return await _authorization(request, interactive)
+    return await _approval(request, interactive)
+
+
+async def _authorization(request: Any, interactive: bool) -> Any:
+    """Ask for the credential a tool needs (read without echo on a terminal), sent as
+    `{"token": ...}`; out of band, ask the person to authorize at the URL first."""
+    call = request.function_call
+    name = call.name if call is not None else "the agent"
+    if request.flow == "out_of_band":
+        question = (
+            f"{name} needs authorization ({request.text}): authorize at {request.uri}, "
+            "then press Enter (n declines) "
+        )
+    else:
+        where = f"; get one at {request.uri}" if request.uri else ""
+        question = (
+            f"{name} needs a {request.scheme} credential ({request.text}{where}); "
+            "enter it (empty declines): "
+        )
+    if not interactive:
+        sys.stderr.write(question + "\n")
+        sys.stderr.flush()
+    line = (await _read_line(question if interactive else None, secret=True) or "").strip()
+    if request.flow == "out_of_band":
+        return request.to_authorization_response(approved=line.lower() not in ("n", "no"))
+    if not line:
+        return request.to_authorization_response(approved=False)
+    return request.to_authorization_response({"token": line})
 
 
 async def _approval(request: Any, interactive: bool) -> Any:
@@ -137,8 +172,9 @@ def _agent(arguments: argparse.Namespace) -> Any:
     return Agent(client=client, instructions=arguments.instructions, name="assistant")
 
 
-async def _read_line(prompt: str | None) -> str | None:
-    """The next line of standard input, or None at its end.
+async def _read_line(prompt: str | None, *, secret: bool = False) -> str | None:
+    """The next line of standard input, or None at its end (with a prompt and `secret`,
+    read from the terminal without echo).
 
     The line is read on a daemon thread, so the event loop keeps running (spinners,
     streams) and Ctrl-C never waits for a line that will not come.
@@ -154,7 +190,7 @@ async def _read_line(prompt: str | None) -> str | None:
         line: str | None
         if prompt is not None:
             try:
-                line = input(prompt)
+                line = getpass.getpass(prompt) if secret else input(prompt)
             except EOFError:
                 line = None
         else:

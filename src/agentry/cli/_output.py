@@ -110,6 +110,22 @@ class Printer:
                 self._emit({"type": "approval_request", "id": content.id, "name": name})
             else:
                 self.note(f"! {name} needs approval")
+        elif kind == "authorization_request":
+            call = getattr(content, "function_call", None)
+            name = getattr(call, "name", "the agent")
+            if self.json_mode:
+                self._emit(
+                    {
+                        "type": "authorization_request",
+                        "id": content.id,
+                        "name": name,
+                        "scheme": content.scheme,
+                        "flow": content.flow,
+                        "url": content.uri,
+                    }
+                )
+            else:
+                self.note(f"! {name} needs authorization")
         elif kind == "error":
             if self.json_mode:
                 self._emit({"type": "error", "message": content.message})

@@ -52,10 +52,15 @@ async def _run(arguments: argparse.Namespace) -> int:
             printer.update(update)
     response = await stream.get_final_response()
     printer.response(response)
-    pending = [r.function_call.name for r in response.user_input_requests if r.function_call]
+    pending = [
+        f"{r.function_call.name} needs "
+        + ("authorization" if r.type == "authorization_request" else "approval")
+        for r in response.user_input_requests
+        if r.function_call
+    ]
     if pending:
         printer.note(
-            f"the run stopped: {', '.join(pending)} needs approval; to answer, chat with "
+            f"the run stopped: {', '.join(pending)}; to answer, chat with "
             f"the agent: agentry chat --agent {arguments.target}"
         )
         return 1

@@ -1,5 +1,10 @@
 """Tools: functions the model can call, and the loop that runs them."""
 
+from agentry.tools._authorization import (
+    AuthorizationRequired,
+    grant_credentials,
+    require_authorization,
+)
 from agentry.tools._function_tool import (
     ApprovalMode,
     FunctionTool,
@@ -19,6 +24,7 @@ from agentry.tools._tool_list import check_unique_tool_names, normalize_tools
 
 __all__ = [
     "ApprovalMode",
+    "AuthorizationRequired",
     "FunctionInvocationConfiguration",
     "FunctionTool",
     "ToolCallBatch",
@@ -27,8 +33,10 @@ __all__ = [
     "ToolSource",
     "check_unique_tool_names",
     "expand_tool_sources",
+    "grant_credentials",
     "invoke_function_calls",
     "normalize_tools",
+    "require_authorization",
     "tool",
     "tool_result_contents",
     "tool_result_to_text",

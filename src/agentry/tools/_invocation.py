@@ -16,6 +16,7 @@ from agentry.observability import (
     is_sensitive_logging_enabled,
     log_failure,
 )
+from agentry.tools._authorization import AuthorizationRequired
 from agentry.tools._function_tool import FunctionTool
 from agentry.types import Content
 
@@ -151,6 +152,12 @@ async def _invoke_one(
 
     try:
         await run_pipeline(middleware, context, call_function)
+    except AuthorizationRequired as request:  # not a failure: the run pauses to ask for it
+        return (
+            Content("function_result", call_id=call_id, result=None, exception=request),
+            False,
+            False,
+        )
     except Exception as error:
         log_failure(logger, f"tool {function.name!r}", error)
         text = _failure_for_model(function.name, error, config)

@@ -1,6 +1,12 @@
 """Messages, contents, responses, streaming updates and chat options."""
 
-from agentry.types._content import Content, ContentType, UsageDetails, add_usage_details
+from agentry.types._content import (
+    AuthorizationFlow,
+    Content,
+    ContentType,
+    UsageDetails,
+    add_usage_details,
+)
 from agentry.types._json import JsonObject, JsonValue
 from agentry.types._keywords import suggest_keywords, unknown_names_message
 from agentry.types._message import (
@@ -20,6 +26,7 @@ __all__ = [
     "AgentResponse",
     "AgentResponseUpdate",
     "AgentRunInputs",
+    "AuthorizationFlow",
     "ChatOptions",
     "ChatResponse",
     "ChatResponseUpdate",

@@ -15,7 +15,7 @@ from agentry.types._validation import check_fields, stored_fields
 if TYPE_CHECKING:
     from typing_extensions import Self
 
-__all__ = ["Content", "ContentType", "UsageDetails", "add_usage_details"]
+__all__ = ["AuthorizationFlow", "Content", "ContentType", "UsageDetails", "add_usage_details"]
 
 _JSON_MEDIA_TYPE = "application/json"
 
@@ -39,8 +39,15 @@ ContentType = Literal[
     "usage",
     "function_approval_request",
     "function_approval_response",
+    "authorization_request",
+    "authorization_response",
 ]
 _CONTENT_TYPES: frozenset[str] = frozenset(ContentType.__args__)  # type: ignore[attr-defined]
+
+AuthorizationFlow = Literal["in_band", "out_of_band"]
+"""How a caller authorizes: by sending credentials back (`in_band`), or by completing a flow
+elsewhere, such as an OAuth consent page (`out_of_band`)."""
+_AUTHORIZATION_FLOWS = ("in_band", "out_of_band")
 
 
 class UsageDetails(TypedDict, total=False):
@@ -68,6 +75,7 @@ def add_usage_details(
 
 # Fields serialised by `to_dict`, in order. `raw_representation` and `exception` are
 # runtime-only: the provider's object and a live exception cannot be stored as JSON.
+# `credentials` is runtime-only too: secrets never reach a history, a checkpoint or a log.
 _FIELDS = (
     "text",
     "uri",
@@ -82,6 +90,8 @@ _FIELDS = (
     "id",
     "approved",
     "protected_data",
+    "scheme",
+    "flow",
 )
 
 
@@ -100,6 +110,8 @@ class _ContentFieldsBase(TypedDict, total=False):
     id: str | None
     approved: bool | None
     protected_data: str | None
+    scheme: str | None
+    flow: AuthorizationFlow | None
     additional_properties: dict[str, Any] | None
 
 
@@ -136,8 +148,10 @@ class Content:
         "approved",
         "arguments",
         "call_id",
+        "credentials",
         "error_code",
         "exception",
+        "flow",
         "function_call",
         "id",
         "media_type",
@@ -146,6 +160,7 @@ class Content:
         "protected_data",
         "raw_representation",
         "result",
+        "scheme",
         "text",
         "type",
         "uri",
@@ -171,6 +186,9 @@ class Content:
         function_call: Content | None = None,
         approved: bool | None = None,
         protected_data: str | None = None,
+        scheme: str | None = None,
+        flow: AuthorizationFlow | None = None,
+        credentials: Mapping[str, str] | None = None,
         additional_properties: dict[str, Any] | None = None,
         raw_representation: object = None,
     ) -> None:
@@ -190,6 +208,9 @@ class Content:
         self.function_call = function_call
         self.approved = approved
         self.protected_data = protected_data
+        self.scheme = scheme
+        self.flow: AuthorizationFlow | None = flow
+        self.credentials: Mapping[str, str] | None = credentials
         self.additional_properties = additional_properties
         self.raw_representation = raw_representation
 
@@ -337,6 +358,100 @@ class Content:
             **kwargs,
         )
 
+    @classmethod
+    def from_authorization_request(
+        cls,
+        *,
+        id: str,
+        description: str,
+        scheme: str = "bearer",
+        url: str | None = None,
+        flow: AuthorizationFlow = "in_band",
+        function_call: Content | None = None,
+        reason: str | None = None,
+        **kwargs: Any,
+    ) -> Self:
+        """A request for the caller's authorization, such as a credential a tool needs.
+
+        The description is kept in `text`, the URL in `uri` and the reason in `message`.
+
+        Args:
+            id: The request's id (for a tool, its call id); the answer names it.
+            description: What is needed, for a person ("A GitHub token that can read
+                repositories").
+            scheme: The kind of credential, such as `"bearer"`, `"api_key"`, `"basic"` or
+                `"oauth2"`.
+            url: Where to get the credential or to authorize (an OAuth consent page).
+            flow: `"in_band"`: the answer carries the credentials;
+                `"out_of_band"`: the person authorizes at `url` and the answer only says so.
+            function_call: The tool call waiting for the authorization.
+            reason: Why earlier credentials were not accepted, if they were not.
+
+        Raises:
+            ContentError: `flow` is neither `"in_band"` nor `"out_of_band"`.
+
+        Example:
+            >>> request = Content.from_authorization_request(
+            ...     id="c1", description="A GitHub token", scheme="bearer"
+            ... )
+            >>> request.user_input_request
+            True
+        """
+        if flow not in _AUTHORIZATION_FLOWS:
+            raise ContentError(f'flow must be "in_band" or "out_of_band", got {flow!r}')
+        return cls(
+            "authorization_request",
+            id=id,
+            text=description,
+            scheme=scheme,
+            uri=url,
+            flow=flow,
+            function_call=function_call,
+            message=reason,
+            **kwargs,
+        )
+
+    @classmethod
+    def from_authorization_response(
+        cls,
+        *,
+        id: str,
+        credentials: Mapping[str, str] | None = None,
+        approved: bool = True,
+        function_call: Content | None = None,
+        **kwargs: Any,
+    ) -> Self:
+        """The caller's answer to a :meth:`from_authorization_request` content.
+
+        The credentials live only in memory: `to_dict()` leaves them out, so they never
+        reach a history, a checkpoint or a session store, and `repr()` does not show them.
+
+        Args:
+            id: The id of the request answered.
+            credentials: The credentials, names to strings (`{"token": "..."}`); none for
+                an out-of-band flow the person completed.
+            approved: `False` declines: the waiting call does not run.
+            function_call: The tool call waiting for the authorization.
+
+        Raises:
+            ContentError: `credentials` is not a mapping of strings to strings, or it is
+                given with `approved=False`.
+        """
+        if credentials is not None:
+            credentials = _checked_credentials(credentials)
+            if not approved:
+                raise ContentError(
+                    "a declined authorization (approved=False) carries no credentials"
+                )
+        return cls(
+            "authorization_response",
+            id=id,
+            credentials=credentials,
+            approved=approved,
+            function_call=function_call,
+            **kwargs,
+        )
+
     # endregion
 
     @property
@@ -359,8 +474,41 @@ class Content:
 
     @property
     def user_input_request(self) -> bool:
-        """Whether this content asks the caller for input (an approval request)."""
-        return self.type == "function_approval_request"
+        """Whether this content asks the caller for input (an approval or authorization
+        request)."""
+        return self.type in ("function_approval_request", "authorization_request")
+
+    def to_authorization_response(
+        self, credentials: Mapping[str, str] | None = None, *, approved: bool = True
+    ) -> Content:
+        """Answer this authorization request.
+
+        Args:
+            credentials: The credentials asked for (an in-band request), such as
+                `{"token": "..."}`; none once an out-of-band flow is complete.
+            approved: `False` declines: the waiting call does not run.
+
+        Raises:
+            ContentError: This content is not an authorization request, or the credentials
+                are not a mapping of strings to strings.
+
+        Example:
+            >>> request = Content.from_authorization_request(id="c1", description="A token")
+            >>> answer = request.to_authorization_response({"token": "s3cret"})
+            >>> "s3cret" in str(answer.to_dict())
+            False
+        """
+        if self.type != "authorization_request" or not self.id:
+            raise ContentError(
+                f"to_authorization_response() needs an authorization_request content, "
+                f"not {self.type!r} content"
+            )
+        return Content.from_authorization_response(
+            id=self.id,
+            credentials=credentials,
+            approved=approved,
+            function_call=self.function_call,
+        )
 
     def to_function_approval_response(self, approved: bool) -> Content:
         """Answer this approval request.
@@ -513,6 +661,23 @@ def content_from_stored(data: Mapping[str, Any]) -> Content:
     if call is not None:
         content.function_call = content_from_stored(call)
     return content
+
+
+def _checked_credentials(credentials: object) -> dict[str, str]:
+    """`credentials` as a dict of strings to strings (a copy the caller cannot change)."""
+    if not isinstance(credentials, Mapping):
+        raise ContentError(
+            'credentials must be a mapping of names to strings, such as {"token": "..."}, '
+            f"not {type(credentials).__name__}"
+        )
+    items = cast("Mapping[object, object]", credentials)
+    for key, value in items.items():
+        if not isinstance(key, str) or not isinstance(value, str):
+            raise ContentError(
+                f'credentials must map names to strings, such as {{"token": "..."}}; '
+                f"the entry {key!r} holds a {type(value).__name__}"
+            )
+    return {str(k): str(v) for k, v in items.items()}
 
 
 def _join_arguments(

@@ -120,10 +120,8 @@ class _ResponseBase(SerializationMixin, Generic[_UpdateT]):
 
     @property
     def user_input_requests(self) -> list[Content]:
-        """Contents that ask the caller for input, such as tool-approval requests."""
-        return [
-            c for m in self.messages for c in m.contents if c.type == "function_approval_request"
-        ]
+        """Contents that ask the caller for input: tool-approval and authorization requests."""
+        return [c for m in self.messages for c in m.contents if c.user_input_request]
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (the structured value is rebuilt from the text, not stored)."""

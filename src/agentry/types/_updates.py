@@ -92,7 +92,7 @@ class ResponseUpdateBase(SerializationMixin):
     @property
     def user_input_requests(self) -> list[Content]:
         """Contents of this update that ask the caller for input."""
-        return [c for c in self.contents if c.type == "function_approval_request"]
+        return [c for c in self.contents if c.user_input_request]
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict."""

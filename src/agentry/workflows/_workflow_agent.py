@@ -41,11 +41,12 @@ class WorkflowAgent(BaseAgent):
     The input messages are the workflow's input (its start executor must accept
     `list[Message]`). The workflow's Workflow Output becomes the agent's response:
     `AgentResponseUpdate`s pass through as they stream, `AgentResponse`s and messages
-    become their updates, other values become text. A tool-approval request inside the
-    workflow appears as its `function_approval_request` content; any other request appears
-    as a `function_call` named `request_info` whose call id is the request id. Answer them
-    in the next run's messages (an approval response, or a function result with that call
-    id) to continue the workflow.
+    become their updates, other values become text. A tool-approval or authorization
+    request inside the workflow appears as its `function_approval_request` or
+    `authorization_request` content; any other request appears as a `function_call` named
+    `request_info` whose call id is the request id. Answer them in the next run's messages
+    (an approval or authorization response, or a function result with that call id) to
+    continue the workflow.
 
     Each session is its own conversation. A new run with `session=` gets the session's
     conversation so far followed by the new messages as its input; the session keeps the
@@ -176,7 +177,7 @@ class WorkflowAgent(BaseAgent):
         answers: dict[str, object] = {}
         for message in messages:
             for content in message.contents:
-                if content.type == "function_approval_response":
+                if content.type in ("function_approval_response", "authorization_response"):
                     request_id = self._approvals.get(content.id or "")
                     if request_id is not None and request_id in pending:
                         answers[request_id] = content
@@ -218,7 +219,7 @@ class WorkflowAgent(BaseAgent):
     def _request_update(self, event: WorkflowEvent[Any]) -> AgentResponseUpdate:
         data = event.data
         request_id = event.request_id or ""
-        if isinstance(data, Content) and data.type == "function_approval_request":
+        if isinstance(data, Content) and data.user_input_request:
             self._approvals[data.id or ""] = request_id
             content = data
         else:
@@ -238,6 +239,8 @@ _PROTOCOL_CONTENT = frozenset(
         "function_result",
         "function_approval_request",
         "function_approval_response",
+        "authorization_request",
+        "authorization_response",
     }
 )
 
