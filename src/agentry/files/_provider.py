@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 from agentry.files._errors import FileAccessError
 from agentry.files._store import AgentFileStore
@@ -83,7 +83,7 @@ class FileAccessProvider(ContextProvider):
         agent: SupportsAgentRun,
         session: AgentSession,
         context: SessionContext,
-        state: dict[str, Any],
+        state: dict[str, object],
     ) -> None:
         context.extend_instructions(self.source_id, self.instructions)
         context.extend_tools(self.source_id, self.tools)

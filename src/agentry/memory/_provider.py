@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any, cast
+from typing import TYPE_CHECKING, Annotated, cast
 
 from agentry.errors import SessionError
 from agentry.middleware import FunctionInvocationContext
@@ -79,7 +79,7 @@ class MemoryContextProvider(ContextProvider):
         agent: SupportsAgentRun,
         session: AgentSession,
         context: SessionContext,
-        state: dict[str, Any],
+        state: dict[str, object],
     ) -> None:
         memories = self._memories_of(state)
         listed = "\n".join(f"{n}. {text}" for n, text in enumerate(memories, 1))
@@ -129,7 +129,7 @@ class MemoryContextProvider(ContextProvider):
         return self._memories_of(state)
 
     @staticmethod
-    def _memories_of(state: dict[str, Any]) -> list[str]:
+    def _memories_of(state: dict[str, object]) -> list[str]:
         memories: object = state.setdefault("memories", [])
         if not isinstance(memories, list) or not all(
             isinstance(m, str) for m in cast("list[object]", memories)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import AsyncIterator, Awaitable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from opentelemetry import trace
 from opentelemetry.trace import Span
@@ -29,16 +29,19 @@ from agentry.observability._attributes import (
 )
 from agentry.observability._chat_spans import model_of, provider_of
 from agentry.observability._instruments import end_span, fail_span, instruments, step_in_span
-from agentry.types import AgentResponse, AgentResponseUpdate, Message
+from agentry.types import AgentResponse, AgentResponseUpdate, ChatOptions, Message
+
+if TYPE_CHECKING:
+    from agentry.sessions import AgentSession
 
 __all__ = ["traced_agent_response", "traced_agent_stream"]
 
 
 async def traced_agent_stream(
-    agent: Any,
+    agent: object,
     messages: list[Message],
-    session: Any,
-    options: Any,
+    session: AgentSession | None,
+    options: ChatOptions | None,
     updates: AsyncIterator[AgentResponseUpdate],
 ) -> AsyncIterator[AgentResponseUpdate]:
     """Stream the `updates` of one run of `agent` inside an `invoke_agent` span.
@@ -70,10 +73,10 @@ async def traced_agent_stream(
 
 
 async def traced_agent_response(
-    agent: Any,
+    agent: object,
     messages: list[Message],
-    session: Any,
-    options: Any,
+    session: AgentSession | None,
+    options: ChatOptions | None,
     response: Awaitable[AgentResponse],
 ) -> AgentResponse:
     """Await the `response` of one run of `agent` inside an `invoke_agent` span."""
@@ -93,17 +96,23 @@ async def traced_agent_response(
 class _AgentRun:
     """One `invoke_agent` span with its metric attributes and start time."""
 
-    def __init__(self, agent: Any, messages: list[Message], session: Any, options: Any) -> None:
+    def __init__(
+        self,
+        agent: object,
+        messages: list[Message],
+        session: AgentSession | None,
+        options: ChatOptions | None,
+    ) -> None:
         self.instruments = instruments()
         self.started = time.perf_counter()
         client = getattr(agent, "client", None)
         name: str | None = getattr(agent, "name", None)
-        self.metric_attributes: dict[str, Any] = {
+        self.metric_attributes: dict[str, object] = {
             OPERATION_NAME: "invoke_agent",
             PROVIDER_NAME: provider_of(client) if client is not None else None,
             REQUEST_MODEL: model_of(client, options) if client is not None else None,
         }
-        attributes: dict[str, Any] = {
+        attributes: dict[str, object] = {
             **self.metric_attributes,
             AGENT_ID: getattr(agent, "id", None),
             AGENT_NAME: name,
@@ -124,8 +133,8 @@ class _AgentRun:
         self.instruments.record_duration(self.started, self.metric_attributes, error)
 
     def finish(self, response: AgentResponse) -> None:
-        usage: dict[str, Any] = dict(response.usage_details or {})
-        attributes: dict[str, Any] = {
+        usage: dict[str, object] = dict(response.usage_details or {})
+        attributes: dict[str, object] = {
             RESPONSE_ID: response.response_id,
             RESPONSE_FINISH_REASONS: [response.finish_reason] if response.finish_reason else None,
             USAGE_INPUT_TOKENS: usage.get("input_token_count"),

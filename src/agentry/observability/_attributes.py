@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from agentry.types import Content, Message
@@ -111,7 +111,7 @@ def messages_json(messages: Iterable[Message], finish_reason: str | None = None)
     return to_json(converted)
 
 
-def _part(content: Content) -> dict[str, Any] | None:
+def _part(content: Content) -> dict[str, object] | None:
     kind = content.type
     if kind == "text":
         return {"type": "text", "content": content.text}

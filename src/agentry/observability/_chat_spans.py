@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Awaitable
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable, Sequence
 
 from opentelemetry import trace
 from opentelemetry.trace import Span, SpanKind
@@ -56,7 +55,7 @@ def model_of(client: object, options: ChatOptions | None) -> str | None:
 
 
 async def traced_chat_response(
-    client: Any,
+    client: object,
     messages: list[Message],
     options: ChatOptions,
     response: Awaitable[ChatResponse],
@@ -76,7 +75,7 @@ async def traced_chat_response(
 
 
 async def traced_chat_stream(
-    client: Any,
+    client: object,
     messages: list[Message],
     options: ChatOptions,
     updates: AsyncIterator[ChatResponseUpdate],
@@ -112,17 +111,17 @@ class _ChatCall:
     """One chat span with its metric attributes and start time."""
 
     def __init__(
-        self, client: Any, messages: list[Message], options: ChatOptions, *, stream: bool
+        self, client: object, messages: list[Message], options: ChatOptions, *, stream: bool
     ) -> None:
         self.instruments = instruments()
         self.started = time.perf_counter()
         model = model_of(client, options)
-        self.metric_attributes: dict[str, Any] = {
+        self.metric_attributes: dict[str, object] = {
             OPERATION_NAME: "chat",
             PROVIDER_NAME: provider_of(client),
             REQUEST_MODEL: model,
         }
-        attributes: dict[str, Any] = {
+        attributes: dict[str, object] = {
             **self.metric_attributes,
             REQUEST_TEMPERATURE: options.get("temperature"),
             REQUEST_TOP_P: options.get("top_p"),
@@ -146,8 +145,8 @@ class _ChatCall:
         self.instruments.record_duration(self.started, self.metric_attributes, error)
 
     def finish(self, response: ChatResponse) -> None:
-        usage: dict[str, Any] = dict(response.usage_details or {})
-        attributes: dict[str, Any] = {
+        usage: dict[str, object] = dict(response.usage_details or {})
+        attributes: dict[str, object] = {
             RESPONSE_ID: response.response_id,
             RESPONSE_MODEL: response.model,
             RESPONSE_FINISH_REASONS: [response.finish_reason] if response.finish_reason else None,
@@ -164,7 +163,7 @@ class _ChatCall:
         self.instruments.record_tokens(usage, metric_attributes)
 
 
-def _stop_sequences(stop: Any) -> list[str] | None:
+def _stop_sequences(stop: str | Sequence[str] | None) -> list[str] | None:
     if stop is None:
         return None
     if isinstance(stop, str):

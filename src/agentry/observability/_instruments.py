@@ -68,7 +68,7 @@ class Instruments:
         )
 
     def start_span(
-        self, name: str, attributes: Mapping[str, Any], *, kind: SpanKind = SpanKind.INTERNAL
+        self, name: str, attributes: Mapping[str, object], *, kind: SpanKind = SpanKind.INTERNAL
     ) -> Span:
         """A started span, child of the current one (its name redacted like its text)."""
         redact = _redactor()
@@ -76,7 +76,9 @@ class Instruments:
             name = redact(name)
         return self.tracer.start_span(name, kind=kind, attributes=_clean(attributes))
 
-    def record_tokens(self, usage: Mapping[str, Any] | None, attributes: Mapping[str, Any]) -> None:
+    def record_tokens(
+        self, usage: Mapping[str, object] | None, attributes: Mapping[str, object]
+    ) -> None:
         """Record input and output token counts, when known."""
         if not usage:
             return
@@ -86,12 +88,12 @@ class Instruments:
             if isinstance(count, int):
                 self.token_usage.record(count, {**base, TOKEN_TYPE: token_type})
 
-    def record_first_chunk(self, started: float, attributes: Mapping[str, Any]) -> None:
+    def record_first_chunk(self, started: float, attributes: Mapping[str, object]) -> None:
         """Record the time from `started` to the first chunk of a stream."""
         self.time_to_first_chunk.record(time.perf_counter() - started, _clean(attributes))
 
     def record_duration(
-        self, started: float, attributes: Mapping[str, Any], error: BaseException | None = None
+        self, started: float, attributes: Mapping[str, object], error: BaseException | None = None
     ) -> None:
         """Record the time since `started` (a `time.perf_counter()` value)."""
         base = _clean(attributes)
@@ -131,7 +133,7 @@ def fail_span(span: Span, error: BaseException) -> None:
     )
 
 
-def end_span(span: Span, attributes: Mapping[str, Any]) -> None:
+def end_span(span: Span, attributes: Mapping[str, object]) -> None:
     """Set the final attributes of `span` and end it."""
     span.set_attributes(_clean(attributes))
     span.end()

@@ -9,7 +9,7 @@ observer hands everything back unchanged, so telemetry that is off costs one met
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mapping, Sequence
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from agentry.types import (
     AgentResponse,
@@ -19,6 +19,9 @@ from agentry.types import (
     ChatResponseUpdate,
     Message,
 )
+
+if TYPE_CHECKING:
+    from agentry.sessions import AgentSession
 
 __all__ = ["TelemetryObserver", "get_telemetry_observer", "set_telemetry_observer"]
 
@@ -43,10 +46,10 @@ class TelemetryObserver:
 
     def agent_response(
         self,
-        agent: Any,
+        agent: object,
         messages: list[Message],
-        session: Any,
-        options: Any,
+        session: AgentSession | None,
+        options: ChatOptions | None,
         response: Awaitable[AgentResponse],
     ) -> Awaitable[AgentResponse]:
         """A non-streaming agent run, after agent middleware."""
@@ -54,10 +57,10 @@ class TelemetryObserver:
 
     def agent_stream(
         self,
-        agent: Any,
+        agent: object,
         messages: list[Message],
-        session: Any,
-        options: Any,
+        session: AgentSession | None,
+        options: ChatOptions | None,
         updates: AsyncIterator[AgentResponseUpdate],
     ) -> AsyncIterator[AgentResponseUpdate]:
         """A streaming agent run, after agent middleware."""
@@ -65,7 +68,7 @@ class TelemetryObserver:
 
     def chat_response(
         self,
-        client: Any,
+        client: object,
         messages: list[Message],
         options: ChatOptions,
         response: Awaitable[ChatResponse],
@@ -75,7 +78,7 @@ class TelemetryObserver:
 
     def chat_stream(
         self,
-        client: Any,
+        client: object,
         messages: list[Message],
         options: ChatOptions,
         updates: AsyncIterator[ChatResponseUpdate],
@@ -88,7 +91,7 @@ class TelemetryObserver:
         `Content` and the tools by name, then more)."""
         return invoke_one
 
-    def workflow_run(self, workflow: Any, run: Any, execution: Awaitable[T]) -> Awaitable[T]:
+    def workflow_run(self, workflow: object, run: object, execution: Awaitable[T]) -> Awaitable[T]:
         """A workflow run: `run` is its state, `execution` the run itself."""
         return execution
 
@@ -98,8 +101,8 @@ class TelemetryObserver:
 
     def executor_step(
         self,
-        executor: Any,
-        deliveries: Sequence[Any],
+        executor: object,
+        deliveries: Sequence[object],
         failures: Sequence[tuple[str, Exception]],
         work: Awaitable[None],
     ) -> Awaitable[None]:
@@ -109,11 +112,11 @@ class TelemetryObserver:
     def remote_call(
         self,
         name: str,
-        attributes: Mapping[str, Any],
+        attributes: Mapping[str, object],
         call: Coroutine[Any, Any, T],
         *,
         side: Literal["client", "server"] = "client",
-        sensitive_attributes: Callable[[], Mapping[str, Any]] | None = None,
+        sensitive_attributes: Callable[[], Mapping[str, object]] | None = None,
     ) -> Coroutine[Any, Any, T]:
         """A call over MCP or A2A, made (`client`) or answered (`server`).
 

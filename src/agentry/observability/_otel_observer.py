@@ -6,7 +6,7 @@ The span modules import OpenTelemetry, so each method loads its module on first 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mapping, Sequence
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from agentry.observability import _state
 from agentry.observability._observer import InvokeOne, TelemetryObserver
@@ -19,6 +19,9 @@ from agentry.types import (
     Message,
 )
 
+if TYPE_CHECKING:
+    from agentry.sessions import AgentSession
+
 __all__ = ["OpenTelemetryObserver"]
 
 T = TypeVar("T")
@@ -29,10 +32,10 @@ class OpenTelemetryObserver(TelemetryObserver):
 
     def agent_response(
         self,
-        agent: Any,
+        agent: object,
         messages: list[Message],
-        session: Any,
-        options: Any,
+        session: AgentSession | None,
+        options: ChatOptions | None,
         response: Awaitable[AgentResponse],
     ) -> Awaitable[AgentResponse]:
         from agentry.observability._agent_spans import traced_agent_response
@@ -41,10 +44,10 @@ class OpenTelemetryObserver(TelemetryObserver):
 
     def agent_stream(
         self,
-        agent: Any,
+        agent: object,
         messages: list[Message],
-        session: Any,
-        options: Any,
+        session: AgentSession | None,
+        options: ChatOptions | None,
         updates: AsyncIterator[AgentResponseUpdate],
     ) -> AsyncIterator[AgentResponseUpdate]:
         from agentry.observability._agent_spans import traced_agent_stream
@@ -53,7 +56,7 @@ class OpenTelemetryObserver(TelemetryObserver):
 
     def chat_response(
         self,
-        client: Any,
+        client: object,
         messages: list[Message],
         options: ChatOptions,
         response: Awaitable[ChatResponse],
@@ -64,7 +67,7 @@ class OpenTelemetryObserver(TelemetryObserver):
 
     def chat_stream(
         self,
-        client: Any,
+        client: object,
         messages: list[Message],
         options: ChatOptions,
         updates: AsyncIterator[ChatResponseUpdate],
@@ -78,7 +81,7 @@ class OpenTelemetryObserver(TelemetryObserver):
 
         return traced_tool_call(invoke_one)  # pyright: ignore[reportReturnType]
 
-    def workflow_run(self, workflow: Any, run: Any, execution: Awaitable[T]) -> Awaitable[T]:
+    def workflow_run(self, workflow: object, run: object, execution: Awaitable[T]) -> Awaitable[T]:
         from agentry.observability._workflow_spans import traced_workflow_run
 
         return traced_workflow_run(workflow, run, execution)
@@ -90,8 +93,8 @@ class OpenTelemetryObserver(TelemetryObserver):
 
     def executor_step(
         self,
-        executor: Any,
-        deliveries: Sequence[Any],
+        executor: object,
+        deliveries: Sequence[object],
         failures: Sequence[tuple[str, Exception]],
         work: Awaitable[None],
     ) -> Awaitable[None]:
@@ -102,11 +105,11 @@ class OpenTelemetryObserver(TelemetryObserver):
     def remote_call(
         self,
         name: str,
-        attributes: Mapping[str, Any],
+        attributes: Mapping[str, object],
         call: Coroutine[Any, Any, T],
         *,
         side: Literal["client", "server"] = "client",
-        sensitive_attributes: Callable[[], Mapping[str, Any]] | None = None,
+        sensitive_attributes: Callable[[], Mapping[str, object]] | None = None,
     ) -> Coroutine[Any, Any, T]:
         from agentry.observability._remote_spans import traced_call
 

@@ -15,7 +15,7 @@ The protocol packages call these behind the telemetry switch, for example::
 from __future__ import annotations
 
 from collections.abc import Awaitable, Mapping
-from typing import Any, Literal, TypeVar
+from typing import Literal, TypeVar
 
 from opentelemetry import trace
 from opentelemetry.trace import SpanKind
@@ -47,11 +47,11 @@ _KINDS = {"client": SpanKind.CLIENT, "server": SpanKind.SERVER}
 
 async def traced_call(
     name: str,
-    attributes: Mapping[str, Any],
+    attributes: Mapping[str, object],
     call: Awaitable[T],
     *,
     side: Literal["client", "server"] = "client",
-    result_attributes: Mapping[str, Any] | None = None,
+    result_attributes: Mapping[str, object] | None = None,
 ) -> T:
     """Await `call` inside a span `name` (a client span, or with `side="server"` a server
     span), ending it with `result_attributes` or marking it failed.

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable
-from typing import Any, Concatenate
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Concatenate, TypeVar
 
 from opentelemetry import trace
 from opentelemetry.trace import Status, StatusCode
@@ -32,18 +32,19 @@ UNKNOWN_TOOL = "(unknown tool)"
 is on (metrics always use it)."""
 
 P = ParamSpec("P")
+ToolsByName = TypeVar("ToolsByName", bound=Mapping[str | None, object])
 ToolOutcome = tuple[Content, bool, bool]
 """(result content, whether the call failed, whether middleware asked to stop)."""
 
 
 def traced_tool_call(
-    invoke_one: Callable[Concatenate[Content, dict[Any, Any], P], Awaitable[ToolOutcome]],
-) -> Callable[Concatenate[Content, dict[Any, Any], P], Awaitable[ToolOutcome]]:
+    invoke_one: Callable[Concatenate[Content, ToolsByName, P], Awaitable[ToolOutcome]],
+) -> Callable[Concatenate[Content, ToolsByName, P], Awaitable[ToolOutcome]]:
     """Wrap the function that runs one tool call so that each call runs in its own span."""
     from agentry.tools import FunctionTool
 
     async def traced(
-        call: Content, by_name: dict[Any, Any], *args: P.args, **kwargs: P.kwargs
+        call: Content, by_name: ToolsByName, *args: P.args, **kwargs: P.kwargs
     ) -> ToolOutcome:
         tool = by_name.get(call.name)
         known = isinstance(tool, FunctionTool)
@@ -51,11 +52,11 @@ def traced_tool_call(
         # text, and no fit for a metric dimension.
         name = call.name if known or _state.sensitive_data else UNKNOWN_TOOL
         recorder = instruments()
-        metric_attributes: dict[str, Any] = {
+        metric_attributes: dict[str, object] = {
             OPERATION_NAME: "execute_tool",
             TOOL_NAME: call.name if known else UNKNOWN_TOOL,
         }
-        attributes: dict[str, Any] = {
+        attributes: dict[str, object] = {
             **metric_attributes,
             TOOL_NAME: name,
             TOOL_TYPE: "function",
@@ -84,7 +85,7 @@ def traced_tool_call(
             reason = "invalid_arguments" if known else "unknown_tool"
             span.set_attribute(ERROR_TYPE, reason)
             span.set_status(Status(StatusCode.ERROR, reason))
-        final: dict[str, Any] = {}
+        final: dict[str, object] = {}
         if _state.sensitive_data:
             final[TOOL_CALL_RESULT] = to_json(result.result)
         end_span(span, final)

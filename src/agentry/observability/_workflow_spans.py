@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Sequence
-from typing import Any, TypeVar
+from contextlib import AbstractContextManager
+from typing import TypeVar
 
 from opentelemetry import trace
+from opentelemetry.trace import Span
 
 from agentry.observability._attributes import OPERATION_NAME, WORKFLOW_NAME
 from agentry.observability._instruments import end_span, fail_span, instruments
@@ -35,7 +37,7 @@ EXECUTOR_TYPE = "agentry.executor.type"
 EXECUTOR_MESSAGES = "agentry.executor.messages"
 
 
-async def traced_workflow_run(workflow: Any, run: Any, execution: Awaitable[T]) -> T:
+async def traced_workflow_run(workflow: object, run: object, execution: Awaitable[T]) -> T:
     """Await a workflow run's `execution` inside an `invoke_workflow` span.
 
     Args:
@@ -45,7 +47,7 @@ async def traced_workflow_run(workflow: Any, run: Any, execution: Awaitable[T]) 
     """
     recorder = instruments()
     name: str | None = getattr(workflow, "name", None)
-    metric_attributes: dict[str, Any] = {OPERATION_NAME: "invoke_workflow", WORKFLOW_NAME: name}
+    metric_attributes: dict[str, object] = {OPERATION_NAME: "invoke_workflow", WORKFLOW_NAME: name}
     span = recorder.start_span(
         f"invoke_workflow {name}" if name else "invoke_workflow", metric_attributes
     )
@@ -84,8 +86,8 @@ async def traced_superstep(iteration: int, step: Awaitable[None]) -> None:
 
 
 async def traced_executor(
-    executor: Any,
-    deliveries: Sequence[Any],
+    executor: object,
+    deliveries: Sequence[object],
     failures: Sequence[tuple[str, Exception]],
     work: Awaitable[None],
 ) -> None:
@@ -121,7 +123,7 @@ async def traced_executor(
     span.end()
 
 
-def _current(span: Any) -> Any:
+def _current(span: Span) -> AbstractContextManager[Span]:
     return trace.use_span(
         span, end_on_exit=False, record_exception=False, set_status_on_exception=False
     )

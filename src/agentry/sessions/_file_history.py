@@ -10,7 +10,7 @@ import threading
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, cast
+from typing import cast
 
 from agentry.errors import HistoryStoreError, SerializationError
 from agentry.observability import get_logger
@@ -86,7 +86,7 @@ class FileHistoryProvider(HistoryProvider):
         return self.directory / f"{session_id}.jsonl"
 
     async def get_messages(
-        self, session_id: str, *, state: dict[str, Any] | None = None
+        self, session_id: str, *, state: dict[str, object] | None = None
     ) -> list[Message]:
         path = self.path_for(session_id)
         return await asyncio.to_thread(_read_messages, path)
@@ -96,7 +96,7 @@ class FileHistoryProvider(HistoryProvider):
         session_id: str,
         messages: Sequence[Message],
         *,
-        state: dict[str, Any] | None = None,
+        state: dict[str, object] | None = None,
     ) -> None:
         if not messages:
             return

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, cast
+from typing import TYPE_CHECKING, ClassVar, cast
 
 from agentry.errors import HistoryStoreError, SessionError
 from agentry.types import Message
@@ -40,7 +40,7 @@ class ContextProvider:
         agent: SupportsAgentRun,
         session: AgentSession,
         context: SessionContext,
-        state: dict[str, Any],
+        state: dict[str, object],
     ) -> None:
         """Called before the model sees the run's messages."""
 
@@ -50,7 +50,7 @@ class ContextProvider:
         agent: SupportsAgentRun,
         session: AgentSession,
         context: SessionContext,
-        state: dict[str, Any],
+        state: dict[str, object],
     ) -> None:
         """Called after the run, with `context.response` set."""
 
@@ -83,7 +83,7 @@ class HistoryProvider(ContextProvider, ABC):
 
     @abstractmethod
     async def get_messages(
-        self, session_id: str, *, state: dict[str, Any] | None = None
+        self, session_id: str, *, state: dict[str, object] | None = None
     ) -> list[Message]:
         """All stored messages of a session, oldest first."""
 
@@ -93,7 +93,7 @@ class HistoryProvider(ContextProvider, ABC):
         session_id: str,
         messages: Sequence[Message],
         *,
-        state: dict[str, Any] | None = None,
+        state: dict[str, object] | None = None,
     ) -> None:
         """Append messages to a session's history."""
 
@@ -103,7 +103,7 @@ class HistoryProvider(ContextProvider, ABC):
         agent: SupportsAgentRun,
         session: AgentSession,
         context: SessionContext,
-        state: dict[str, Any],
+        state: dict[str, object],
     ) -> None:
         if self.load_messages:
             messages = await self.get_messages(session.session_id, state=state)
@@ -116,7 +116,7 @@ class HistoryProvider(ContextProvider, ABC):
         agent: SupportsAgentRun,
         session: AgentSession,
         context: SessionContext,
-        state: dict[str, Any],
+        state: dict[str, object],
     ) -> None:
         to_store: list[Message] = []
         if self.store_context_messages:
@@ -143,7 +143,7 @@ class InMemoryHistoryProvider(HistoryProvider):
     DEFAULT_SOURCE_ID = "in_memory"
 
     async def get_messages(
-        self, session_id: str, *, state: dict[str, Any] | None = None
+        self, session_id: str, *, state: dict[str, object] | None = None
     ) -> list[Message]:
         if state is None:
             return []
@@ -154,7 +154,7 @@ class InMemoryHistoryProvider(HistoryProvider):
         session_id: str,
         messages: Sequence[Message],
         *,
-        state: dict[str, Any] | None = None,
+        state: dict[str, object] | None = None,
     ) -> None:
         if state is None:
             return

@@ -13,6 +13,7 @@ from agentry.sessions._providers import InMemoryHistoryProvider, in_memory_histo
 from agentry.types import (
     AgentResponse,
     ChatOptions,
+    JsonValue,
     Message,
     SerializationMixin,
     check_fields,
@@ -38,7 +39,7 @@ class _StateType:
     __slots__ = ("cls", "decode", "encode")
 
     def __init__(
-        self, cls: type, encode: Callable[[Any], Any], decode: Callable[[Any], Any]
+        self, cls: type, encode: Callable[[Any], JsonValue], decode: Callable[[Any], object]
     ) -> None:
         self.cls = cls
         self.encode = encode
@@ -58,18 +59,18 @@ def register_state_type(cls: _StateT, *, name: str | None = None) -> _StateT:
     """
     key = name or f"{cls.__module__}.{cls.__qualname__}"
     if hasattr(cls, "model_validate"):
-        encode: Callable[[Any], Any] = lambda value: value.model_dump(mode="json")  # noqa: E731
-        decode = cast(Callable[[Any], Any], cls.model_validate)  # type: ignore[attr-defined]
+        encode: Callable[[Any], JsonValue] = lambda value: value.model_dump(mode="json")  # noqa: E731
+        decode = cast(Callable[[Any], object], cls.model_validate)  # type: ignore[attr-defined]
     elif hasattr(cls, "to_dict") and hasattr(cls, "from_dict"):
         encode = lambda value: value.to_dict()  # noqa: E731
-        decode = cast(Callable[[Any], Any], cls.from_dict)  # type: ignore[attr-defined]
+        decode = cast(Callable[[Any], object], cls.from_dict)  # type: ignore[attr-defined]
     else:
         raise TypeError(f"{cls.__name__} needs to_dict()/from_dict() or to be a pydantic model")
     _STATE_TYPES[key] = _StateType(cls, encode, decode)
     return cls
 
 
-def _encode(value: object, path: str) -> Any:
+def _encode(value: object, path: str) -> JsonValue:
     if value is None or isinstance(value, (str, int, float, bool)):
         return value
     if isinstance(value, Mapping):
@@ -88,7 +89,7 @@ def _encode(value: object, path: str) -> Any:
     )
 
 
-def _decode(value: object, path: str) -> Any:
+def _decode(value: object, path: str) -> object:
     if isinstance(value, list):
         items = cast("list[object]", value)
         return [_decode(v, f"{path}[{i}]") for i, v in enumerate(items)]

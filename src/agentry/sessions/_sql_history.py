@@ -10,7 +10,7 @@ import asyncio
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from agentry.errors import HistoryStoreError, SerializationError
 from agentry.sessions._providers import HistoryProvider, message_json
@@ -103,7 +103,7 @@ class SQLHistoryProvider(HistoryProvider):
         return self._engine, self._table
 
     async def get_messages(
-        self, session_id: str, *, state: dict[str, Any] | None = None
+        self, session_id: str, *, state: dict[str, object] | None = None
     ) -> list[Message]:
         from sqlalchemy import select
         from sqlalchemy.exc import SQLAlchemyError
@@ -136,7 +136,7 @@ class SQLHistoryProvider(HistoryProvider):
         session_id: str,
         messages: Sequence[Message],
         *,
-        state: dict[str, Any] | None = None,
+        state: dict[str, object] | None = None,
     ) -> None:
         if not messages:
             return

@@ -106,7 +106,7 @@ class SkillsProvider(ContextProvider):
         agent: SupportsAgentRun,
         session: AgentSession,
         context: SessionContext,
-        state: dict[str, Any],
+        state: dict[str, object],
     ) -> None:
         if not self._skills:
             return

@@ -88,7 +88,7 @@ async def invoke_function_calls(
         ToolExecutionError: A call names an unknown tool and
             `config.terminate_on_unknown_calls` is set.
     """
-    by_name = {getattr(t, "name", None): t for t in tools}
+    by_name: dict[str | None, object] = {getattr(t, "name", None): t for t in tools}
     run_kwargs = function_invocation_kwargs or {}
     invoke_one = get_telemetry_observer().tool_calls(_invoke_one)
     if len(calls) == 1:
@@ -108,7 +108,7 @@ async def invoke_function_calls(
 
 async def _invoke_one(
     call: Content,
-    by_name: dict[Any, Any],
+    by_name: dict[str | None, object],
     tools: list[Any],
     middleware: Sequence[MiddlewareFunction],
     config: FunctionInvocationConfiguration,

@@ -25,7 +25,7 @@ def normalize_tools(tools: Sequence[object] | object | None) -> list[Any]:
     """
     if tools is None:
         return []
-    items = cast(Sequence[Any], tools if isinstance(tools, (list, tuple)) else [tools])
+    items = cast(Sequence[object], tools if isinstance(tools, (list, tuple)) else [tools])
     normalized = [_as_tool(item) for item in items]
     if len(normalized) > 1:
         check_unique_tool_names(normalized)
@@ -62,10 +62,10 @@ def check_unique_tool_names(tools: Sequence[object]) -> None:
 def tool_name(item: object) -> str | None:
     """The name the model calls a tool by; None for items without one (tool sources)."""
     if isinstance(item, Mapping):
-        declaration = cast(Mapping[str, Any], item)
+        declaration = cast(Mapping[str, object], item)
         function: object = declaration.get("function")
         name: object = (
-            cast(Mapping[str, Any], function).get("name")
+            cast(Mapping[str, object], function).get("name")
             if isinstance(function, Mapping)
             else declaration.get("name")
         )
@@ -74,7 +74,7 @@ def tool_name(item: object) -> str | None:
     return name if isinstance(name, str) else None
 
 
-def _as_tool(item: object) -> Any:
+def _as_tool(item: object) -> object:
     if isinstance(item, FunctionTool):
         return item
     if isinstance(item, type):
@@ -89,7 +89,7 @@ def _as_tool(item: object) -> Any:
     if callable(getattr(type(item), "load_tools", None)):
         return item  # a tool source
     if isinstance(item, Mapping):
-        return cast(Mapping[str, Any], item)  # a provider's tool declaration
+        return cast(Mapping[str, object], item)  # a provider's tool declaration
     if callable(item):
         if not isinstance(getattr(item, "__name__", None), str):
             raise TypeError(
@@ -108,7 +108,7 @@ def _describe(item: object) -> str:
     name = tool_name(item)
     properties: object = getattr(item, "additional_properties", None)
     if isinstance(properties, Mapping):
-        server: object = cast(Mapping[str, Any], properties).get("mcp_server")
+        server: object = cast(Mapping[str, object], properties).get("mcp_server")
         if server is not None:
             return f"tool {name!r} of MCP server {server!r}"
     func: object = getattr(item, "func", None)
