@@ -66,8 +66,13 @@ FLOORS: list[set[str]] = [
 ]
 
 # Type-only reaches up that a signature needs: `SupportsAgentRun.create_session` returns
-# an `AgentSession`, and `BaseChatClient.as_agent` an `Agent`.
-TYPE_ONLY_EXCEPTIONS = {("protocols", "sessions"), ("clients", "agents")}
+# an `AgentSession`, `BaseChatClient.as_agent` an `Agent`, and the telemetry observer's
+# agent hooks are told the run's `AgentSession`.
+TYPE_ONLY_EXCEPTIONS = {
+    ("protocols", "sessions"),
+    ("clients", "agents"),
+    ("observability", "sessions"),
+}
 
 
 def floor_of(package: str) -> int:
