@@ -7,18 +7,18 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 from agentry.clients import BaseChatClient
-from agentry.middleware import MiddlewareTypes
-from agentry.openai._errors import translate_errors
-from agentry.openai._settings import OpenAISettings, make_async_client
-from agentry.openai._shared import (
+from agentry.clients.wire_format import (
     function_result_text,
     iso_time,
     option_instructions,
     response_format_schema,
     split_tools,
     tool_choice_parts,
-    usage_details,
 )
+from agentry.middleware import MiddlewareTypes
+from agentry.openai._errors import translate_errors
+from agentry.openai._settings import OpenAISettings, make_async_client
+from agentry.openai._usage import usage_details
 from agentry.types import (
     ChatOptions,
     ChatResponse,
