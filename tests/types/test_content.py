@@ -95,3 +95,14 @@ def test_streamed_text_and_call_arguments_merge() -> None:
     rest = Content.from_function_call(call_id="1", name="add", arguments=": 2}")
     assert call.merge(rest).parse_arguments() == {"a": 2}
     assert not call.can_merge(Content.from_function_call(call_id="2", name="add"))
+
+
+def test_streamed_reasoning_merges_until_its_protected_data_closes_it() -> None:
+    thinking = Content.from_text_reasoning("Look it up")
+    thinking = thinking.merge(Content.from_text_reasoning(" first."))
+    signed = thinking.merge(Content.from_text_reasoning("", protected_data="signature"))
+
+    assert (signed.text, signed.protected_data) == ("Look it up first.", "signature")
+    # The next reasoning block (here a redacted one) stays apart, with its own data.
+    assert not signed.can_merge(Content.from_text_reasoning("", protected_data="redacted"))
+    assert not signed.can_merge(Content.from_text_reasoning("Then answer."))

@@ -285,11 +285,18 @@ class Content:
     # region merging (streaming)
 
     def can_merge(self, other: Content) -> bool:
-        """Whether `other` continues this content in a stream (same text kind or call)."""
+        """Whether `other` continues this content in a stream (same text kind or call).
+
+        A reasoning content that carries protected data is complete.
+        """
         if self.type != other.type:
             return False
-        if self.type in ("text", "text_reasoning"):
+        if self.type == "text":
             return True
+        if self.type == "text_reasoning":
+            # Protected data (a signature, encrypted reasoning) closes a reasoning block:
+            # what follows is the next block, which must go back to its provider apart.
+            return not self.protected_data
         if self.type == "function_call":
             return other.call_id in (None, "", self.call_id)
         return False
