@@ -1,4 +1,4 @@
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 import pytest
@@ -32,7 +32,7 @@ def llama_server() -> Iterator[str]:
         yield url
 
 
-def message_exchange(content: list[dict[str, object]], stop_reason: str) -> Exchange:
+def message_exchange(content: Sequence[Mapping[str, object]], stop_reason: str) -> Exchange:
     """An exchange answering with a Messages API message of these blocks."""
     body = {
         "id": "msg_01Qv8yRm3DgBr7Eh0As2Cu4W",
