@@ -42,3 +42,21 @@ def test_without_the_sdk_the_error_names_the_extra() -> None:
         "MissingExtraError The Anthropic client needs the optional dependencies of the "
         "'anthropic' extra; install them with: pip install 'agentry[anthropic]'"
     )
+
+
+def test_the_thinking_example_runs_offline() -> None:
+    completed = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "anthropic_thinking.py")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "src")},
+    )
+
+    assert completed.returncode == 0, completed.stderr
+    assert completed.stdout.splitlines() == [
+        "[thought: The user wants the weather in Paris. I should call get_weather with city Paris.]",
+        "[called get_weather({'city': 'Paris'})]",
+        "It is sunny and 21°C in Paris.",
+        "thinking tokens: 64",
+    ]
