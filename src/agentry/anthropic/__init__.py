@@ -6,7 +6,7 @@ it, such as llama.cpp's `llama-server` (point `base_url` at it).
 Example:
     >>> from agentry import Agent
     >>> from agentry.anthropic import AnthropicChatClient
-    >>> agent = Agent(client=AnthropicChatClient(model="claude-sonnet-4-5", api_key="sk-ant-..."))
+    >>> agent = Agent(client=AnthropicChatClient(model="claude-sonnet-5-5", api_key="sk-ant-..."))
 """
 
 try:

@@ -52,7 +52,7 @@ class AnthropicChatClient(BaseChatClient):
 
     Example:
         >>> from agentry import Agent
-        >>> client = AnthropicChatClient(model="claude-sonnet-4-5", api_key="sk-ant-...")
+        >>> client = AnthropicChatClient(model="claude-sonnet-5-5", api_key="sk-ant-...")
         >>> agent = Agent(client=client, instructions="Answer briefly.")
     """
 

@@ -41,7 +41,7 @@ class AnthropicSettings:
         if not resolved_model:
             raise ChatClientError(
                 f"no model given: pass model= or set one of {', '.join(_MODEL_ENV)} "
-                "(tried in this order), such as claude-sonnet-4-5"
+                "(tried in this order), such as claude-sonnet-5-5"
             )
         return cls(
             model=resolved_model,
