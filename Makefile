@@ -46,7 +46,7 @@ $(LLAMA_SERVER_STAMP): | $(STAMP)
 		--dest $(LLAMA_SERVER_DIR)/sdist "llama-cpp-python==$(LLAMA_CPP_PYTHON)"
 	tar -xzf $(LLAMA_SERVER_DIR)/sdist/llama_cpp_python-$(LLAMA_CPP_PYTHON).tar.gz \
 		-C $(LLAMA_SERVER_DIR)/sdist
-	cmake -S $(LLAMA_SERVER_DIR)/sdist/llama_cpp_python-$(LLAMA_CPP_PYTHON)/vendor/llama.cpp \
+	cmake --no-warn-unused-cli -S $(LLAMA_SERVER_DIR)/sdist/llama_cpp_python-$(LLAMA_CPP_PYTHON)/vendor/llama.cpp \
 		-B $(LLAMA_SERVER_DIR)/build $(LLAMA_SERVER_CMAKE_ARGS) $(CMAKE_ARGS) > /dev/null
 	cmake --build $(LLAMA_SERVER_DIR)/build --target llama-server --parallel $$(nproc)
 	install -D $(LLAMA_SERVER_DIR)/build/bin/llama-server $(LLAMA_SERVER_DIR)/bin/llama-server

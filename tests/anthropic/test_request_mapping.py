@@ -307,4 +307,15 @@ async def test_a_tool_named_like_the_answer_tool_is_refused() -> None:
         )
 
 
+async def test_a_schema_the_json_output_format_cannot_take_is_refused_before_sending() -> None:
+    with ReplayServer([message_exchange(ANSWER, "end_turn")]) as server:
+        client = AnthropicChatClient(
+            "m", base_url=server.url, api_key="sk-ant-test", structured_output="json_schema"
+        )
+        with pytest.raises(ChatClientError, match=r"JSON output format: Schema must have a 'type'"):
+            await client.get_response("Hi", options={"response_format": {"title": "Untyped"}})
+
+    assert server.requests == []
+
+
 # endregion

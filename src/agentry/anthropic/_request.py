@@ -138,13 +138,28 @@ def _add_output_config(
         mode = options.get("structured_output") or defaults.structured_output
         name, schema, _ = response_format_schema(response_format)
         if mode == "json_schema":
-            from anthropic import transform_schema
-
-            output_config["format"] = {"type": "json_schema", "schema": transform_schema(schema)}
+            output_config["format"] = {"type": "json_schema", "schema": _api_schema(schema)}
         else:
             _add_output_tool(request, schema, name)
     if output_config:
         request.body["output_config"] = output_config
+
+
+def _api_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """The schema in the subset of JSON Schema the JSON output format takes.
+
+    Raises:
+        ChatClientError: The SDK cannot adapt the schema.
+    """
+    from anthropic import transform_schema
+
+    try:
+        return transform_schema(schema)
+    except (TypeError, ValueError) as error:
+        raise ChatClientError(
+            f"the response format cannot be sent as the Messages API's JSON output format: "
+            f"{error} (fix the schema, or pass structured_output='tool')"
+        ) from None
 
 
 def _add_output_tool(request: MessagesRequest, schema: dict[str, Any], title: str) -> None:
