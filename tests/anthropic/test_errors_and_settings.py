@@ -3,12 +3,14 @@ arguments, then the environment."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from agentry.anthropic import AnthropicChatClient
 from agentry.clients.sdk_errors import CONTEXT_ADVICE
 from agentry.errors import ChatClientError
-from agentry.testing import ReplayServer
+from agentry.testing import Exchange, ReplayServer
 from tests.anthropic.conftest import error_exchange
 
 _ENVIRONMENT = (
@@ -80,6 +82,24 @@ async def test_http_errors_keep_the_status_the_message_and_say_what_to_do(
         f"the Anthropic Messages API answered HTTP {status}: {message} [{error_type}] ({advice})"
     )
     assert len(server.requests) == 1  # retries off: one attempt
+
+
+async def test_an_error_inside_a_stream_keeps_the_status_of_its_type() -> None:
+    events: list[Any] = [
+        {"event": "message_start", "data": {"type": "message_start", "message": {"id": "msg_1", "type": "message", "role": "assistant", "model": "m", "content": [], "stop_reason": None, "stop_sequence": None, "usage": {"input_tokens": 5, "output_tokens": 1}}}},
+        {"event": "error", "data": {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}},
+    ]  # fmt: skip
+    broken = Exchange(method="POST", path="/v1/messages", sse=events)
+    with ReplayServer([broken]) as server:
+        client = AnthropicChatClient("m", base_url=server.url, api_key="sk-ant-test", max_retries=0)
+        with pytest.raises(ChatClientError) as caught:
+            await client.get_response("Hi", stream=True).get_final_response()
+
+    assert caught.value.status_code == 529
+    assert str(caught.value) == (
+        "the Anthropic Messages API reported an error in its stream: Overloaded "
+        "[overloaded_error] (the service failed or is overloaded; retry later)"
+    )
 
 
 async def test_an_unreachable_server_says_to_check_base_url() -> None:

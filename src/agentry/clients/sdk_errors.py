@@ -45,6 +45,18 @@ _ADVICE = {
     422: "the server did not accept the request's shape",
     429: "rate limited or out of quota; retry later, lower the request rate or raise max_retries=",
 }
+# The HTTP status each error type stands for, for errors reported inside a stream (the
+# error types of Anthropic's API reference; OpenAI's have codes of their own).
+_ERROR_TYPE_STATUS = {
+    "invalid_request_error": 400,
+    "authentication_error": 401,
+    "permission_error": 403,
+    "not_found_error": 404,
+    "request_too_large": 413,
+    "rate_limit_error": 429,
+    "api_error": 500,
+    "overloaded_error": 529,
+}
 # How providers and compatible servers word an overlong prompt (lowercase).
 _CONTEXT_MARKERS = (
     "context_length_exceeded",
@@ -103,8 +115,12 @@ def translate_sdk_errors(
     except errors.status as error:
         status = int(getattr(error, "status_code", 0))
         detail = provider_message(error)
+        if status < 400:  # an error event in a stream whose answer began with 200
+            status = _ERROR_TYPE_STATUS.get(_error_type(error) or "", 500)
+            message = f"{service} reported an error in its stream: {detail}"
+        else:
+            message = f"{service} answered HTTP {status}: {detail}"
         advice = advice_for_status(status, detail, key_hint=key_hint)
-        message = f"{service} answered HTTP {status}: {detail}"
         raise ChatClientError(
             f"{message} ({advice})" if advice else message, status_code=status
         ) from error
@@ -118,6 +134,13 @@ def translate_sdk_errors(
         ) from error
     except errors.base as error:
         raise ChatClientError(f"{service} request failed: {error}") from error
+
+
+def _error_type(error: Exception) -> str | None:
+    body: Any = getattr(error, "body", None)
+    inner: Any = cast(Mapping[str, Any], body).get("error") if isinstance(body, Mapping) else None
+    kind: Any = cast(Mapping[str, Any], inner).get("type") if isinstance(inner, Mapping) else None
+    return kind if isinstance(kind, str) else None
 
 
 def provider_message(error: Exception) -> str:
