@@ -1,9 +1,10 @@
 """The clients under the conformance suite: one `ProviderCase` each, in `PROVIDERS`.
 
 To put a client under the suite, add a case: how to build it for a server URL and key,
-the path its requests go to, its provider's error body, and two recordings in its wire
+the path its requests go to, its provider's error bodies, and recordings in its wire
 format (a plain text answer, and two parallel tool calls followed by the final answer,
-plain and streamed).
+plain and streamed). A client whose service has URL shapes or headers of its own (Azure)
+gives a `front` that puts them in front of llama-server.
 The live scenarios run against llama.cpp's `llama-server`; what one local server cannot
 show (parallel calls, unknown models, rate limits) is replayed from the recordings.
 """
@@ -11,6 +12,7 @@ show (parallel calls, unknown models, rate limits) is replayed from the recordin
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,6 +27,9 @@ ANTHROPIC_RECORDINGS = TESTS / "anthropic" / "recordings"
 
 MakeClient = Callable[[str, str, int], BaseChatClient]
 """(server URL without `/v1`, API key, max retries) -> a client for the model "local"."""
+Front = Callable[[str], AbstractContextManager[str]]
+"""Given llama-server's URL, a context that yields the URL the client talks to instead:
+a local front that checks the provider's URL shapes and headers and passes requests on."""
 
 
 @dataclass(frozen=True)
@@ -50,6 +55,8 @@ class ProviderCase:
     structured_recording: Path | None = None
     """Set when the local server cannot show this client's structured output: a `CityFacts`
     answer about Paris (city "Paris", country "France"), replayed instead."""
+    front: Front | None = None
+    """Set when the client cannot talk to llama-server as it is (see `Front`)."""
 
     def __str__(self) -> str:
         return self.id

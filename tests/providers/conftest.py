@@ -17,3 +17,13 @@ def llama_server() -> Iterator[str]:
 def provider(request: pytest.FixtureRequest) -> ProviderCase:
     """Each client of the conformance suite in turn."""
     return request.param
+
+
+@pytest.fixture
+def live_url(provider: ProviderCase, llama_server: str) -> Iterator[str]:
+    """The URL the provider's client talks to llama-server through (its front, if any)."""
+    if provider.front is None:
+        yield llama_server
+        return
+    with provider.front(llama_server) as url:
+        yield url

@@ -40,8 +40,8 @@ class CityFacts(BaseModel):
 # region answers
 
 
-async def test_a_plain_answer_is_the_models_text(provider: ProviderCase, llama_server: str) -> None:
-    client = provider.make(llama_server, API_KEY, 0)
+async def test_a_plain_answer_is_the_models_text(provider: ProviderCase, live_url: str) -> None:
+    client = provider.make(live_url, API_KEY, 0)
 
     response = await client.get_response(
         "What is the capital of France? Answer with one word.", options=GREEDY
@@ -53,10 +53,8 @@ async def test_a_plain_answer_is_the_models_text(provider: ProviderCase, llama_s
     assert response.response_id
 
 
-async def test_a_stream_folds_into_the_plain_answer(
-    provider: ProviderCase, llama_server: str
-) -> None:
-    client = provider.make(llama_server, API_KEY, 0)
+async def test_a_stream_folds_into_the_plain_answer(provider: ProviderCase, live_url: str) -> None:
+    client = provider.make(live_url, API_KEY, 0)
     question = "Name three primary colours."
 
     plain = await client.get_response(question, options=GREEDY)
@@ -72,9 +70,9 @@ async def test_a_stream_folds_into_the_plain_answer(
 
 
 async def test_usage_counts_the_prompt_and_the_answer(
-    provider: ProviderCase, llama_server: str
+    provider: ProviderCase, live_url: str
 ) -> None:
-    client = provider.make(llama_server, API_KEY, 0)
+    client = provider.make(live_url, API_KEY, 0)
 
     response = await client.get_response("Count from one to twenty.", options=GREEDY)
 
@@ -86,15 +84,13 @@ async def test_usage_counts_the_prompt_and_the_answer(
 
 
 async def test_structured_output_is_parsed_into_the_value(
-    provider: ProviderCase, llama_server: str
+    provider: ProviderCase, live_url: str
 ) -> None:
     options: ChatOptions = {**GREEDY, "max_tokens": 64, "response_format": CityFacts}
     question = "Paris is a city in France. Give its city and country."
 
     if provider.structured_recording is None:
-        response = await provider.make(llama_server, API_KEY, 0).get_response(
-            question, options=options
-        )
+        response = await provider.make(live_url, API_KEY, 0).get_response(question, options=options)
     else:
         with ReplayServer(provider.structured_recording) as server:
             client = provider.make(server.url, "sk-test", 0)
@@ -110,7 +106,7 @@ async def test_structured_output_is_parsed_into_the_value(
 
 
 async def test_a_tool_call_is_made_and_answered_through_an_agent(
-    provider: ProviderCase, llama_server: str
+    provider: ProviderCase, live_url: str
 ) -> None:
     calls: list[str] = []
 
@@ -121,7 +117,7 @@ async def test_a_tool_call_is_made_and_answered_through_an_agent(
         return WEATHER.get(city, "unknown")
 
     agent = Agent(
-        client=provider.make(llama_server, API_KEY, 0),
+        client=provider.make(live_url, API_KEY, 0),
         instructions="Use the get_weather tool to answer questions about the weather.",
         tools=[get_weather],
         default_options={**GREEDY, "max_tokens": 64},
@@ -136,9 +132,9 @@ async def test_a_tool_call_is_made_and_answered_through_an_agent(
 
 
 async def test_a_streamed_tool_call_folds_into_the_plain_one(
-    provider: ProviderCase, llama_server: str
+    provider: ProviderCase, live_url: str
 ) -> None:
-    client = provider.make(llama_server, API_KEY, 0)
+    client = provider.make(live_url, API_KEY, 0)
     options: ChatOptions = {
         **GREEDY,
         "max_tokens": 64,
@@ -185,8 +181,8 @@ async def test_parallel_tool_calls_all_run_and_are_answered(
 # region errors
 
 
-async def test_a_bad_key_says_how_to_give_one(provider: ProviderCase, llama_server: str) -> None:
-    client = provider.make(llama_server, "sk-wrong", 0)
+async def test_a_bad_key_says_how_to_give_one(provider: ProviderCase, live_url: str) -> None:
+    client = provider.make(live_url, "sk-wrong", 0)
 
     with pytest.raises(ChatClientError) as caught:
         await client.get_response("Hi", options=GREEDY)
@@ -196,9 +192,9 @@ async def test_a_bad_key_says_how_to_give_one(provider: ProviderCase, llama_serv
 
 
 async def test_a_conversation_longer_than_the_context_says_so(
-    provider: ProviderCase, llama_server: str
+    provider: ProviderCase, live_url: str
 ) -> None:
-    client = provider.make(llama_server, API_KEY, 0)
+    client = provider.make(live_url, API_KEY, 0)
     too_long = "apple " * (CONTEXT_TOKENS + 200)
 
     with pytest.raises(ChatClientError) as caught:
