@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 UV := $(VENV)/bin/uv
 comma := ,
-EXTRAS ?= openai,azure,local,mcp,a2a,otel
+EXTRAS ?= openai,anthropic,azure,local,mcp,a2a,otel
 STAMP := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 
 # llama.cpp: a lean CPU build (same speed and outputs as the default, a third of the build time).
@@ -17,14 +17,41 @@ MCP_SERVERS := .mcp-servers
 EVERYTHING := @modelcontextprotocol/server-everything@2026.8.31
 EVERYTHING_STAMP := $(MCP_SERVERS)/.installed-$(subst /,-,$(EVERYTHING))
 
-.PHONY: install mcp-servers demo test lint typecheck unit bench clean
+# llama.cpp's own HTTP server, which speaks the OpenAI and Anthropic APIs, for the provider
+# tests: built once from the llama.cpp sources that llama-cpp-python's sdist vendors (the
+# server target only, no web UI, nothing fetched at build time).
+LLAMA_CPP_PYTHON := 0.3.36
+LLAMA_SERVER_DIR := .llama-server
+LLAMA_SERVER_STAMP := $(LLAMA_SERVER_DIR)/.built-llama-cpp-python-$(LLAMA_CPP_PYTHON)
+LLAMA_SERVER_CMAKE_ARGS := $(if $(shell command -v ninja),-G Ninja) \
+	-DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF \
+	-DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_APP=OFF \
+	-DLLAMA_BUILD_UI=OFF -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_OPENSSL=OFF
+
+.PHONY: install mcp-servers llama-server demo test lint typecheck unit bench clean
 
 install: $(STAMP)
 
 mcp-servers: $(EVERYTHING_STAMP)
 
+llama-server: $(LLAMA_SERVER_STAMP)
+
 $(EVERYTHING_STAMP):
 	npm install --prefix $(MCP_SERVERS) --no-save --no-audit --no-fund --loglevel=error $(EVERYTHING)
+	touch $@
+
+$(LLAMA_SERVER_STAMP): | $(STAMP)
+	@echo "Building llama.cpp's llama-server for the provider tests: a few minutes, once."
+	rm -rf $(LLAMA_SERVER_DIR)/sdist $(LLAMA_SERVER_DIR)/build
+	$(PY) -m pip download --quiet --disable-pip-version-check --no-binary :all: --no-deps \
+		--dest $(LLAMA_SERVER_DIR)/sdist "llama-cpp-python==$(LLAMA_CPP_PYTHON)"
+	tar -xzf $(LLAMA_SERVER_DIR)/sdist/llama_cpp_python-$(LLAMA_CPP_PYTHON).tar.gz \
+		-C $(LLAMA_SERVER_DIR)/sdist
+	cmake --no-warn-unused-cli -S $(LLAMA_SERVER_DIR)/sdist/llama_cpp_python-$(LLAMA_CPP_PYTHON)/vendor/llama.cpp \
+		-B $(LLAMA_SERVER_DIR)/build $(LLAMA_SERVER_CMAKE_ARGS) $(CMAKE_ARGS) > /dev/null
+	cmake --build $(LLAMA_SERVER_DIR)/build --target llama-server --parallel $$(nproc)
+	install -D $(LLAMA_SERVER_DIR)/build/bin/llama-server $(LLAMA_SERVER_DIR)/bin/llama-server
+	rm -rf $(LLAMA_SERVER_DIR)/sdist $(LLAMA_SERVER_DIR)/build
 	touch $@
 
 # uv runs without --quiet so that, on a terminal, it shows what it downloads and builds.
@@ -49,7 +76,7 @@ lint: install
 typecheck: install
 	$(VENV)/bin/basedpyright
 
-unit: install mcp-servers
+unit: install mcp-servers llama-server
 	$(VENV)/bin/pytest
 
 test: lint typecheck unit
@@ -58,4 +85,4 @@ bench: install
 	$(PY) -m benchmarks
 
 clean:
-	rm -rf $(VENV) $(MCP_SERVERS) .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(MCP_SERVERS) $(LLAMA_SERVER_DIR) .pytest_cache .ruff_cache

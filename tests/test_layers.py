@@ -58,7 +58,7 @@ FLOORS: list[set[str]] = [
     {"protocols", "targets", "observability"},
     {"middleware", "sessions", "tools", "security", "files"},
     {"clients", "skills", "memory", "mcp", "testing"},
-    {"agents", "openai", "local"},
+    {"agents", "openai", "anthropic", "local"},
     {"azure", "foundry"},  # agentry.azure is the lazy entry point of both
     {"workflows"},
     {"orchestrations", "a2a"},

@@ -7,6 +7,7 @@ import agentry
 
 OPTIONAL = (
     "openai",
+    "anthropic",
     "mcp",
     "a2a",
     "opentelemetry",

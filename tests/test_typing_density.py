@@ -10,10 +10,10 @@ SOURCE_ROOT = Path(__file__).resolve().parent.parent / "src" / "agentry"
 # typed objects (or back), where values arrive untyped by nature. Everywhere else a value
 # has a known type, `JsonValue`, `object` (opaque, only passed on), a TypeVar or a Protocol.
 JSON_BOUNDARY = (
-    # OpenAI request/response mapping: the SDK's loosely typed payloads in and out.
+    # Provider request/response mapping: the SDKs' loosely typed payloads in and out.
     "openai/_chat_completion.py",
     "openai/_responses.py",
-    "openai/_shared.py",
+    "clients/wire_format.py",
     # A2A parts and MCP call results: protocol payloads decoded into `Content`.
     "a2a/_parts.py",
     "mcp/_results.py",

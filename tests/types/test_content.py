@@ -156,3 +156,14 @@ async def test_deeply_nested_call_arguments_reach_the_model_as_an_error_result()
     result = client.calls[1].messages[-1].contents[0]
     assert (result.type, result.call_id) == ("function_result", "c1")
     assert "nested too deeply" in str(result.result)
+
+
+def test_streamed_reasoning_merges_until_its_protected_data_closes_it() -> None:
+    thinking = Content.from_text_reasoning("Look it up")
+    thinking = thinking.merge(Content.from_text_reasoning(" first."))
+    signed = thinking.merge(Content.from_text_reasoning("", protected_data="signature"))
+
+    assert (signed.text, signed.protected_data) == ("Look it up first.", "signature")
+    # The next reasoning block (here a redacted one) stays apart, with its own data.
+    assert not signed.can_merge(Content.from_text_reasoning("", protected_data="redacted"))
+    assert not signed.can_merge(Content.from_text_reasoning("Then answer."))

@@ -9,18 +9,18 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 from typing_extensions import Self
 
 from agentry.clients import BaseChatClient
-from agentry.middleware import MiddlewareTypes
-from agentry.openai._errors import translate_errors
-from agentry.openai._settings import NO_KEY, OpenAISettings, make_async_client
-from agentry.openai._shared import (
+from agentry.clients.wire_format import (
     function_result_text,
     iso_time,
     option_instructions,
     response_format_schema,
     split_tools,
     tool_choice_parts,
-    usage_details,
 )
+from agentry.middleware import MiddlewareTypes
+from agentry.openai._errors import translate_errors
+from agentry.openai._settings import NO_KEY, OpenAISettings, make_async_client
+from agentry.openai._usage import usage_details
 from agentry.openai.providers import get_provider
 from agentry.types import (
     ChatOptions,

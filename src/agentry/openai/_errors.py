@@ -4,21 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Generator, Mapping
 from contextlib import contextmanager
-from typing import Any, cast
+from typing import Any
 
-from agentry.errors import ChatClientError
+from agentry.clients.sdk_errors import SdkErrorTypes, translate_sdk_errors
 
 __all__ = ["translate_errors"]
 
-_ADVICE = {
-    401: "check the API key: pass api_key= or set OPENAI_API_KEY",
-    403: "the key may not use this model or endpoint",
-    404: "check the model name and base_url",
-    408: "the request timed out; raise timeout= or retry",
-    413: "the request is too large; send fewer or smaller messages",
-    422: "the server did not accept the request's shape",
-    429: "rate limited or out of quota; retry later or lower the request rate",
-}
+_KEY_HINT = "pass api_key= or set OPENAI_API_KEY"
 
 
 @contextmanager
@@ -32,34 +24,11 @@ def translate_errors(
     """
     import openai
 
-    try:
+    errors = SdkErrorTypes(
+        status=openai.APIStatusError,
+        timeout=openai.APITimeoutError,
+        connection=openai.APIConnectionError,
+        base=openai.OpenAIError,
+    )
+    with translate_sdk_errors(service, base_url, errors, key_hint=_KEY_HINT, advice=advice):
         yield
-    except openai.APIStatusError as error:
-        status = error.status_code
-        hint = {**_ADVICE, **(advice or {})}.get(
-            status, "the service failed; retry later" if status >= 500 else ""
-        )
-        detail = _provider_message(error)
-        message = f"{service} answered HTTP {status}: {detail}"
-        raise ChatClientError(
-            f"{message} ({hint})" if hint else message, status_code=status
-        ) from error
-    except openai.APITimeoutError as error:
-        raise ChatClientError(
-            f"{service} did not answer in time at {base_url}; raise timeout= or retry"
-        ) from error
-    except openai.APIConnectionError as error:
-        raise ChatClientError(
-            f"cannot reach {service} at {base_url}: {error}; check base_url and the network"
-        ) from error
-    except openai.OpenAIError as error:
-        raise ChatClientError(f"{service} request failed: {error}") from error
-
-
-def _provider_message(error: object) -> str:
-    body: object = getattr(error, "body", None)
-    if isinstance(body, dict):
-        inner: object = cast(dict[str, Any], body).get("error", body)
-        if isinstance(inner, dict) and cast(dict[str, Any], inner).get("message"):
-            return str(cast(dict[str, Any], inner)["message"])
-    return str(getattr(error, "message", error))

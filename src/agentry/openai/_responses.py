@@ -8,19 +8,19 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
 from agentry.clients import BaseChatClient
-from agentry.errors import ChatClientError
-from agentry.middleware import MiddlewareTypes
-from agentry.openai._errors import translate_errors
-from agentry.openai._settings import OpenAISettings, make_async_client
-from agentry.openai._shared import (
+from agentry.clients.wire_format import (
     function_result_text,
     iso_time,
     option_instructions,
     response_format_schema,
     split_tools,
     tool_choice_parts,
-    usage_details,
 )
+from agentry.errors import ChatClientError
+from agentry.middleware import MiddlewareTypes
+from agentry.openai._errors import translate_errors
+from agentry.openai._settings import OpenAISettings, make_async_client
+from agentry.openai._usage import usage_details
 from agentry.tools import tool_result_contents, tool_result_to_text
 from agentry.types import ChatOptions, ChatResponse, ChatResponseUpdate, Content, Message
 

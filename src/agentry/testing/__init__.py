@@ -2,7 +2,8 @@
 
 `ReplayServer` serves recordings on 127.0.0.1 so clients are tested through their real
 HTTP stack (it needs `uvicorn`); `RecordingTransport` captures real exchanges of the
-`openai` SDK into the same format (the `openai` extra). The model double for agents is
+`openai` or `anthropic` SDK into the same format (it needs `httpx2`, which either extra
+brings). The model double for agents is
 `agentry.clients.scripted.ScriptedChatClient`.
 """
 

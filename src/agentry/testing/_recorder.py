@@ -14,8 +14,8 @@ __all__ = ["RecordingTransport"]
 
 
 class RecordingTransport(httpx.AsyncBaseTransport):
-    """An HTTP transport (for `httpx2`, the HTTP client of the `openai` SDK) that passes
-    requests on and records each exchange.
+    """An HTTP transport (for `httpx2`, the HTTP client of the `openai` and `anthropic`
+    SDKs) that passes requests on and records each exchange.
 
     Give it to the SDK's HTTP client, run the calls, then `save()`:
 

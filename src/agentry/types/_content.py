@@ -568,16 +568,21 @@ class Content:
         """Whether `other` continues this content in a stream (same text kind or call).
 
         Text continues text of the same media type and name; structured data
-        (:meth:`from_json_value`) is always a whole piece of its own.
+        (:meth:`from_json_value`) is always a whole piece of its own. A reasoning content
+        that carries protected data is complete.
         """
         if self.type != other.type:
             return False
-        if self.type in ("text", "text_reasoning"):
+        if self.type == "text":
             return (
                 self.media_type == other.media_type
                 and self.name == other.name
                 and not _is_json_media_type(self.media_type)
             )
+        if self.type == "text_reasoning":
+            # Protected data (a signature, encrypted reasoning) closes a reasoning block:
+            # what follows is the next block, which must go back to its provider apart.
+            return not self.protected_data
         if self.type == "function_call":
             return other.call_id in (None, "", self.call_id)
         return False

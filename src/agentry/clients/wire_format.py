@@ -1,4 +1,11 @@
-"""What both OpenAI wire formats share: tools, response formats, usage, times, results."""
+"""Helpers for provider clients: agentry's options and contents in the shapes that
+provider APIs share (tool lists, tool choices, JSON schemas, instructions, results).
+
+Example:
+    >>> from agentry.clients.wire_format import tool_choice_parts
+    >>> tool_choice_parts({"mode": "required", "required_function_name": "add"})
+    ('required', 'add')
+"""
 
 from __future__ import annotations
 
@@ -9,7 +16,7 @@ from typing import Any, cast
 
 from agentry.errors import ChatClientError
 from agentry.tools import FunctionTool, tool_result_to_text
-from agentry.types import ChatOptions, Content, Message, UsageDetails
+from agentry.types import ChatOptions, Content, Message
 
 __all__ = [
     "function_result_text",
@@ -18,14 +25,17 @@ __all__ = [
     "response_format_schema",
     "split_tools",
     "tool_choice_parts",
-    "usage_details",
 ]
 
 _TOOL_MODES = ("auto", "none", "required")
 
 
 def split_tools(tools: Sequence[Any] | None) -> tuple[list[FunctionTool], list[dict[str, Any]]]:
-    """Function tools, and raw tool dicts passed through as the provider's own tools."""
+    """Function tools, and raw tool dicts passed through as the provider's own tools.
+
+    Raises:
+        TypeError: An item is neither a `FunctionTool` nor a dict.
+    """
     functions: list[FunctionTool] = []
     raw: list[dict[str, Any]] = []
     for item in tools or ():
@@ -35,7 +45,8 @@ def split_tools(tools: Sequence[Any] | None) -> tuple[list[FunctionTool], list[d
             raw.append(dict(cast(Mapping[str, Any], item)))
         else:
             raise TypeError(
-                f"OpenAI clients take FunctionTool or tool dicts, not {type(item).__name__}"
+                "chat clients take FunctionTool objects (functions decorated with @tool) or "
+                f"provider tool dicts, not {type(item).__name__}"
             )
     return functions, raw
 
@@ -66,6 +77,9 @@ def response_format_schema(response_format: Any) -> tuple[str, dict[str, Any], b
 
     Strict mode needs every property required and no extra properties; it is used when the
     schema already requires every property, with extra properties turned off.
+
+    Raises:
+        ChatClientError: `response_format` is neither a pydantic model class nor a dict.
     """
     if isinstance(response_format, Mapping):
         schema = dict(cast(Mapping[str, Any], response_format))
@@ -105,38 +119,6 @@ def _make_strict(schema: Any) -> bool:
 def _safe_name(name: str) -> str:
     cleaned = "".join(ch if ch.isalnum() or ch in "_-" else "_" for ch in name)
     return cleaned[:64] or "response"
-
-
-def usage_details(
-    input_tokens: int | None,
-    output_tokens: int | None,
-    total_tokens: int | None,
-    *,
-    input_details: Any = None,
-    output_details: Any = None,
-) -> UsageDetails | None:
-    """Usage in agentry's terms, or `None` when the service reported none.
-
-    The provider's token details add `reasoning_token_count` and
-    `cached_input_token_count` where it reports them.
-    """
-    if input_tokens is None and output_tokens is None and total_tokens is None:
-        return None
-    usage = UsageDetails()
-    if input_tokens is not None:
-        usage["input_token_count"] = input_tokens
-    if output_tokens is not None:
-        usage["output_token_count"] = output_tokens
-    if total_tokens is not None:
-        usage["total_token_count"] = total_tokens
-    extra = cast(dict[str, Any], usage)
-    reasoning = getattr(output_details, "reasoning_tokens", None)
-    if isinstance(reasoning, int):
-        extra["reasoning_token_count"] = reasoning
-    cached = getattr(input_details, "cached_tokens", None)
-    if isinstance(cached, int):
-        extra["cached_input_token_count"] = cached
-    return usage
 
 
 def iso_time(timestamp: float | None) -> str | None:
