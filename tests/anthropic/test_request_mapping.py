@@ -319,3 +319,13 @@ async def test_a_schema_the_json_output_format_cannot_take_is_refused_before_sen
 
 
 # endregion
+
+
+def test_anthropic_options_are_known_to_the_client_and_its_agents() -> None:
+    from agentry import Agent
+
+    client = AnthropicChatClient(model="claude-x", api_key="k", base_url="http://127.0.0.1:9")
+    thinking: AnthropicChatOptions = {"thinking": {"type": "enabled", "budget_tokens": 1024}}
+    Agent(client=client, default_options=thinking)
+    with pytest.raises(TypeError, match="did you mean 'thinking'"):
+        Agent(client=client, default_options={"thinknig": {"type": "enabled"}})  # type: ignore[typeddict-unknown-key]

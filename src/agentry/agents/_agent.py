@@ -94,7 +94,10 @@ class Agent(BaseAgent):
         self.client = client
         self.instructions = instructions
         self.tools: list[Any] = normalize_tools(tools)
-        check_chat_options(default_options, where="default_options")
+        self._options_type: type = getattr(client, "options_type", ChatOptions)
+        check_chat_options(
+            default_options, where="default_options", options_type=self._options_type
+        )
         self.default_options: ChatOptions = default_options or ChatOptions()
         self.context_providers: list[ContextProvider] = list(context_providers or [])
         self.function_invocation_configuration = (
@@ -193,7 +196,7 @@ class Agent(BaseAgent):
         if middleware:
             extra = split_middleware(middleware)
             kinds = {kind: [*kinds[kind], *extra[kind]] for kind in kinds}
-        check_chat_options(options)
+        check_chat_options(options, options_type=self._options_type)
         run_options = merge_chat_options(self.default_options, options)
         if tools is None:
             run_tools = list(self.tools)  # a run's add_tools must not change the agent

@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from agentry.anthropic._errors import translate_errors
-from agentry.anthropic._options import StructuredOutputMode
+from agentry.anthropic._options import AnthropicChatOptions, StructuredOutputMode
 from agentry.anthropic._request import RequestDefaults, build_request
 from agentry.anthropic._response import parse_message
 from agentry.anthropic._settings import ANTHROPIC_HOST, AnthropicSettings, make_async_client
@@ -55,6 +55,8 @@ class AnthropicChatClient(BaseChatClient):
         >>> client = AnthropicChatClient(model="claude-sonnet-5-5", api_key="sk-ant-...")
         >>> agent = Agent(client=client, instructions="Answer briefly.")
     """
+
+    options_type = AnthropicChatOptions
 
     OTEL_PROVIDER_NAME = "anthropic"
 

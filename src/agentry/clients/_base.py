@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Any, Literal, overload
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, overload
 
 from agentry.middleware import ChatContext, MiddlewareTypes, run_pipeline, split_middleware
 from agentry.observability import get_telemetry_observer
@@ -45,6 +45,8 @@ class BaseChatClient:
     """
 
     OTEL_PROVIDER_NAME: str = "unknown"
+    options_type: ClassVar[type] = ChatOptions
+    """The options this client takes: `ChatOptions`, or a TypedDict extending it."""
 
     def __init__(
         self,
@@ -123,7 +125,7 @@ class BaseChatClient:
             TypeError: An unknown keyword argument or chat option; the message names the
                 closest valid one.
         """
-        check_chat_options(options)
+        check_chat_options(options, options_type=self.options_type)
         message_list = normalize_messages(messages)
         chat_options: ChatOptions = options if options is not None else ChatOptions()
         response_format = chat_options.get("response_format")

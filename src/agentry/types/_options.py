@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal, TypeAlias, TypedDict
 
@@ -53,27 +54,44 @@ class ChatOptions(TypedDict, total=False):
     """Provider-specific request fields, passed through as they are."""
 
 
-_OPTION_NAMES = frozenset(ChatOptions.__annotations__)
+@functools.cache
+def _option_names(options_type: type) -> frozenset[str]:
+    none: frozenset[str] = frozenset()
+    required: frozenset[str] = getattr(options_type, "__required_keys__", none)
+    optional: frozenset[str] = getattr(options_type, "__optional_keys__", none)
+    return required | optional
 
 
-def check_chat_options(options: Mapping[str, object] | None, *, where: str = "options") -> None:
+def check_chat_options(
+    options: Mapping[str, object] | None,
+    *,
+    where: str = "options",
+    options_type: type = ChatOptions,
+) -> None:
     """Raise if `options` has a key that is not a chat option.
+
+    Args:
+        options: The options to check.
+        where: How the error names them.
+        options_type: The `ChatOptions` TypedDict of the client that takes them (a client
+            with options of its own extends `ChatOptions` and names it in `options_type`).
 
     Raises:
         TypeError: An unknown key, with the closest chat option and where provider-specific
             fields go.
     """
-    if not options or options.keys() <= _OPTION_NAMES:
+    names = _option_names(options_type)
+    if not options or options.keys() <= names:
         return
-    unknown = sorted(set(options) - _OPTION_NAMES)
+    unknown = sorted(set(options) - names)
     problems: list[str] = []
     for name in unknown:
-        match = closest_name(name, _OPTION_NAMES)
+        match = closest_name(name, names)
         problems.append(f"{name!r} (did you mean {match!r}?)" if match else repr(name))
     raise TypeError(
         f"unknown chat option{'s' if len(unknown) > 1 else ''} {', '.join(problems)} in "
         f"{where}; put provider-specific request fields in "
-        f"{where}['additional_properties']. Chat options are: {', '.join(sorted(_OPTION_NAMES))}"
+        f"{where}['additional_properties']. Chat options are: {', '.join(sorted(names))}"
     )
 
 
