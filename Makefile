@@ -17,11 +17,19 @@ MCP_SERVERS := .mcp-servers
 EVERYTHING := @modelcontextprotocol/server-everything@2026.8.31
 EVERYTHING_STAMP := $(MCP_SERVERS)/.installed-$(subst /,-,$(EVERYTHING))
 
-.PHONY: install mcp-servers demo test lint typecheck unit bench clean
+.PHONY: install mcp-servers postgres demo test lint typecheck unit bench clean
 
 install: $(STAMP)
 
 mcp-servers: $(EVERYTHING_STAMP)
+
+# The tests start their own PostgreSQL server from Debian's binaries (never a system service).
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
+postgres:
+	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { \
+		echo "Installing Debian's postgresql package for the tests."; \
+		$(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq postgresql >/dev/null; }
 
 $(EVERYTHING_STAMP):
 	npm install --prefix $(MCP_SERVERS) --no-save --no-audit --no-fund --loglevel=error $(EVERYTHING)
@@ -49,7 +57,7 @@ lint: install
 typecheck: install
 	$(VENV)/bin/basedpyright
 
-unit: install mcp-servers
+unit: install mcp-servers postgres
 	$(VENV)/bin/pytest
 
 test: lint typecheck unit
