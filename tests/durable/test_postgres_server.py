@@ -38,8 +38,8 @@ async def test_asyncpg_reaches_the_server_too(postgres_url: str) -> None:
 def test_the_server_runs_as_an_unprivileged_user(postgres_server: PostgresServer) -> None:
     with psycopg.connect(postgres_server.url()) as connection:
         row = connection.execute("SELECT pg_backend_pid()").fetchone()
-    assert row is not None
-    owner = os.stat(f"/proc/{row[0]}").st_uid
+        assert row is not None
+        owner = os.stat(f"/proc/{row[0]}").st_uid  # while the backend serves this connection
     assert owner != 0
     if os.geteuid() == 0:
         import pwd
