@@ -1,0 +1,143 @@
+"""The DBOS workflow every durable agentry run is: supersteps, then a durable wait for
+answers whenever the run has requests, until the run is idle.
+
+A run's requests are published as a DBOS event of the run (so any process can read
+them), and answers arrive as DBOS messages to the run (so any process can send them).
+While it waits, a run only holds a DBOS `recv`; if its process dies, recovery replays the
+recorded steps and waits again.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, cast
+
+from dbos import DBOS
+
+from agentry.durable._dbos_steps import DBOSStepInvoker
+from agentry.durable._errors import DurableRunError
+from agentry.workflows import (
+    CheckpointTypeRegistry,
+    WorkflowEvent,
+    WorkflowRun,
+    WorkflowRunnerException,
+    WorkflowRunState,
+)
+
+if TYPE_CHECKING:
+    from agentry.workflows import Workflow
+
+__all__ = [
+    "REQUESTS_EVENT",
+    "RESPONSES_TOPIC",
+    "WORKFLOW_FUNCTION",
+    "decode_requests",
+    "durable_workflow",
+    "set_workflow_source",
+]
+
+logger = logging.getLogger("agentry.durable")
+
+WORKFLOW_FUNCTION = "agentry.workflow"
+"""The name DBOS knows every durable agentry run by."""
+REQUESTS_EVENT = "agentry.requests"
+"""The DBOS event of a run that lists its pending requests."""
+RESPONSES_TOPIC = "agentry.responses"
+"""The DBOS message topic answers to a run's requests are sent on."""
+ANSWER_WAIT_SECONDS = 24 * 3600.0
+"""How long one durable wait for answers lasts before it is renewed."""
+
+WorkflowSource = Callable[[str, str], "Workflow"]
+_source: WorkflowSource | None = None
+
+
+def set_workflow_source(source: WorkflowSource | None) -> None:
+    """Set what builds a run's workflow from its name and graph signature (the launched
+    runtime of this process)."""
+    global _source
+    _source = source
+
+
+@DBOS.workflow(name=WORKFLOW_FUNCTION)
+async def durable_workflow(
+    workflow_name: str, graph_signature: str, message: Any
+) -> dict[str, Any]:
+    """Run one workflow durably; the run's Workflow Output, encoded."""
+    if _source is None:
+        raise DurableRunError(
+            "a durable run started in a process whose DurableRuntime is not launched"
+        )
+    workflow = _source(workflow_name, graph_signature)
+    run_id = DBOS.workflow_id
+    assert run_id is not None
+    return await _drive(workflow, message, run_id)
+
+
+async def _drive(workflow: Workflow, message: Any, run_id: str) -> dict[str, Any]:
+    registry = workflow.type_registry
+    outputs: list[WorkflowEvent[Any]] = []
+
+    def keep_outputs(event: WorkflowEvent[Any]) -> None:
+        if event.type == "output":
+            outputs.append(event)
+
+    run = WorkflowRun(
+        workflow, registry.decode(message), run_id=run_id, invoker=DBOSStepInvoker(workflow)
+    )
+    published: list[str | None] = []
+    while await run.execute(sink=keep_outputs) is not WorkflowRunState.IDLE:
+        pending = run.pending_requests
+        if [r.request_id for r in pending] != published:
+            await DBOS.set_event_async(REQUESTS_EVENT, encode_requests(pending, registry))
+            published = [r.request_id for r in pending]
+        answers = await DBOS.recv_async(RESPONSES_TOPIC, timeout_seconds=ANSWER_WAIT_SECONDS)
+        if answers is not None:
+            _take_answers(run, cast("dict[str, Any]", answers), registry)
+    if published:
+        await DBOS.set_event_async(REQUESTS_EVENT, [])
+    return {
+        "outputs": [
+            {"executor_id": e.executor_id, "data": registry.encode(e.data)} for e in outputs
+        ]
+    }
+
+
+def _take_answers(run: WorkflowRun, answers: dict[str, Any], registry: Any) -> None:
+    for request_id, encoded in answers.items():
+        try:
+            run.answer({request_id: registry.decode(encoded)})
+        except WorkflowRunnerException as error:
+            # The sender checks answers before sending; one that slips through (a second
+            # answer racing the first) is dropped, and the run keeps waiting.
+            logger.warning("run %s ignored an answer: %s", run.run_id, error)
+
+
+def encode_requests(
+    requests: list[WorkflowEvent[Any]], registry: CheckpointTypeRegistry
+) -> list[dict[str, Any]]:
+    """Pending requests as JSON, for the run's requests event."""
+    return [
+        {
+            "request_id": r.request_id,
+            "source_executor_id": r.source_executor_id,
+            "data": registry.encode(r.data),
+            "response_type": registry.encode(r.response_type),
+        }
+        for r in requests
+    ]
+
+
+def decode_requests(
+    records: list[dict[str, Any]], registry: CheckpointTypeRegistry
+) -> list[WorkflowEvent[Any]]:
+    """The `request_info` events a requests event holds."""
+    return [
+        WorkflowEvent.request_info(
+            request_id=str(r["request_id"]),
+            source_executor_id=str(r["source_executor_id"]),
+            data=registry.decode(r["data"]),
+            response_type=registry.decode(r["response_type"]),
+        )
+        for r in records
+    ]

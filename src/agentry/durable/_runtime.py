@@ -1,0 +1,262 @@
+"""`DurableRuntime`: workflows run on DBOS, with SQLite or PostgreSQL underneath."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from dbos import DBOS, DBOSClient, DBOSConfig, SetWorkflowID
+
+from agentry.durable._durable_workflow import durable_workflow, set_workflow_source
+from agentry.durable._errors import DurableRunError
+from agentry.durable._run_handle import DurableRun
+from agentry.durable._serializer import JSONSerializer
+from agentry.workflows import Workflow
+
+if TYPE_CHECKING:
+    from types import TracebackType
+
+__all__ = ["DATABASE_URL_ENV", "DEFAULT_DATABASE_URL", "DurableRuntime", "WorkflowFactory"]
+
+DATABASE_URL_ENV = "AGENTRY_DURABLE_DATABASE_URL"
+"""The environment variable that names the database when none is passed."""
+DEFAULT_DATABASE_URL = "sqlite:///agentry-durable.sqlite"
+"""The embedded default: a SQLite file in the current directory."""
+
+WorkflowFactory = Callable[[], Workflow]
+"""A function that builds a workflow; each durable run gets its own instance."""
+
+_launched: DurableRuntime | None = None
+
+
+def database_url_of(database: str | os.PathLike[str] | None) -> str:
+    """The DBOS URL for `database`: a URL as is, a file path as a SQLite URL, and None as
+    `$AGENTRY_DURABLE_DATABASE_URL` or the embedded default."""
+    if database is None:
+        return os.environ.get(DATABASE_URL_ENV) or DEFAULT_DATABASE_URL
+    text = os.fspath(database)
+    if "://" in text:
+        return text
+    return f"sqlite:///{Path(text).resolve()}"
+
+
+class DurableRuntime:
+    """Runs workflows durably on DBOS: each handler call is a recorded step, so a run
+    whose process dies resumes from its last completed step, on this or another worker.
+
+    The database is one setting: a SQLite file by default (no server needed), or a
+    PostgreSQL URL for several workers on several machines. Register the workflows
+    (as functions that build them) before `launch()`; a launched runtime also resumes the
+    runs its worker left unfinished. One runtime per process can be launched.
+
+    Args:
+        database: A database URL (`sqlite:///runs.sqlite`, `postgresql://host/db`) or a
+            SQLite file path; default `$AGENTRY_DURABLE_DATABASE_URL`, else
+            `agentry-durable.sqlite` in the current directory.
+        worker_id: This worker's id; a restarted worker with the same id resumes the runs
+            it left (default: `local`).
+
+    Example:
+        >>> from agentry.workflows import WorkflowBuilder, WorkflowContext, executor
+        >>> @executor
+        ... async def shout(text: str, ctx: WorkflowContext[None, str]) -> None:
+        ...     await ctx.yield_output(text.upper())
+        >>> def build_shouter():
+        ...     return WorkflowBuilder(name="shouter", start_executor=shout).build()
+        >>> runtime = DurableRuntime("sqlite:///runs.sqlite")
+        >>> runtime.register(build_shouter)
+        'shouter'
+        >>> async def main():
+        ...     async with runtime:
+        ...         run = await runtime.start("shouter", "hi")
+        ...         return (await run.result()).get_outputs()
+    """
+
+    def __init__(
+        self,
+        database: str | os.PathLike[str] | None = None,
+        *,
+        worker_id: str | None = None,
+    ) -> None:
+        self.database_url = database_url_of(database)
+        self.worker_id = worker_id
+        self._factories: dict[str, tuple[WorkflowFactory, str]] = {}
+        self._client_instance: DBOSClient | None = None
+        self._launched = False
+
+    # region workflows
+
+    def register(self, factory: WorkflowFactory) -> str:
+        """Make a workflow runnable (and recoverable) here; its name.
+
+        Args:
+            factory: A function that builds the workflow. It is called once now, and once
+                for each run this process executes, so runs do not share executors.
+
+        Raises:
+            TypeError: `factory` is a workflow instance, or does not build a workflow.
+            DurableRunError: Another workflow of the same name is registered.
+        """
+        if isinstance(factory, Workflow):
+            raise TypeError(
+                "register() takes a function that builds the workflow, not a workflow: "
+                "each durable run gets its own executors (write `def build(): return "
+                "WorkflowBuilder(...).build()` and pass `build`)"
+            )
+        workflow = factory()
+        if not isinstance(workflow, Workflow):  # pyright: ignore[reportUnnecessaryIsInstance]
+            raise TypeError(f"{factory!r} returned a {type(workflow).__name__}, not a Workflow")
+        known = self._factories.get(workflow.name)
+        if known is not None and known[0] is not factory:
+            raise DurableRunError(
+                f"a workflow named {workflow.name!r} is registered already; give each "
+                "durable workflow its own name (WorkflowBuilder(name=...))"
+            )
+        self._factories[workflow.name] = (factory, workflow.graph_signature)
+        return workflow.name
+
+    def build(self, workflow_name: str, graph_signature: str | None = None) -> Workflow:
+        """A new instance of a registered workflow.
+
+        Args:
+            workflow_name: The workflow's name.
+            graph_signature: The graph a run was started with; the workflow built now must
+                have the same.
+
+        Raises:
+            DurableRunError: No such workflow is registered, or its graph changed.
+        """
+        known = self._factories.get(workflow_name)
+        if known is None:
+            raise DurableRunError(
+                f"no workflow named {workflow_name!r} is registered in this process "
+                f"(registered: {sorted(self._factories) or 'none'}); register its factory "
+                "with DurableRuntime.register() in every worker and client"
+            )
+        factory, registered_signature = known
+        if graph_signature is not None and graph_signature != registered_signature:
+            raise DurableRunError(
+                f"the run was started with another version of workflow {workflow_name!r} "
+                "(its executors or edges differ from this process's); finish it with a "
+                "worker that runs the version it started with"
+            )
+        return factory()
+
+    # endregion
+
+    # region lifecycle
+
+    def launch(self) -> None:
+        """Connect to the database (creating DBOS's tables if needed), start executing
+        runs, and resume this worker's unfinished ones.
+
+        Raises:
+            DurableRunError: Another runtime is launched in this process.
+        """
+        global _launched
+        if self._launched:
+            return
+        if _launched is not None:
+            raise DurableRunError(
+                "another DurableRuntime is launched in this process; shut it down first "
+                "(DBOS runs one runtime per process)"
+            )
+        config: DBOSConfig = {
+            "name": "agentry",
+            "system_database_url": self.database_url,
+            "serializer": JSONSerializer(),
+            "log_level": os.environ.get("AGENTRY_DURABLE_LOG_LEVEL", "WARNING"),
+        }
+        if self.worker_id is not None:
+            config["executor_id"] = self.worker_id
+        set_workflow_source(self.build)
+        _launched = self
+        try:
+            DBOS(config=config)
+            DBOS.launch()
+        except BaseException:
+            _launched = None
+            set_workflow_source(None)
+            DBOS.destroy()
+            raise
+        self._launched = True
+
+    def shutdown(self) -> None:
+        """Stop executing runs (they stay stored, and resume at the next launch)."""
+        global _launched
+        if self._client_instance is not None:
+            self._client_instance.destroy()
+            self._client_instance = None
+        if not self._launched:
+            return
+        self._launched = False
+        _launched = None
+        set_workflow_source(None)
+        DBOS.destroy()
+
+    async def __aenter__(self) -> DurableRuntime:
+        self.launch()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.shutdown()
+
+    # endregion
+
+    # region runs
+
+    async def start(
+        self, workflow_name: str, message: Any, *, run_id: str | None = None
+    ) -> DurableRun:
+        """Start a durable run in this process; a handle to it.
+
+        Starting again with the `run_id` of an existing run returns that run.
+
+        Raises:
+            DurableRunError: The runtime is not launched, or the workflow is unknown.
+            WorkflowRunnerException: The workflow's start executor cannot take `message`.
+            WorkflowCheckpointException: `message` holds a type the workflow cannot store.
+        """
+        if not self._launched:
+            raise DurableRunError(
+                "start() runs the workflow in this process: launch the runtime first "
+                "(`async with runtime:` or runtime.launch())"
+            )
+        workflow = self.build(workflow_name)
+        start = workflow.get_start_executor()
+        if not start.can_handle(message):
+            from agentry.workflows import WorkflowRun
+
+            WorkflowRun(workflow, message)  # raises the runner's own error
+        encoded = workflow.type_registry.encode(message)
+        if run_id is None:
+            handle = await DBOS.start_workflow_async(
+                durable_workflow, workflow_name, workflow.graph_signature, encoded
+            )
+        else:
+            with SetWorkflowID(run_id):
+                handle = await DBOS.start_workflow_async(
+                    durable_workflow, workflow_name, workflow.graph_signature, encoded
+                )
+        return DurableRun(self, handle.get_workflow_id())
+
+    def run(self, run_id: str) -> DurableRun:
+        """A handle to a run (started by any process on this database)."""
+        return DurableRun(self, run_id)
+
+    def client(self) -> DBOSClient:
+        """The DBOS client this runtime reads and answers runs with (works unlaunched)."""
+        if self._client_instance is None:
+            self._client_instance = DBOSClient(
+                system_database_url=self.database_url, serializer=JSONSerializer()
+            )
+        return self._client_instance
+
+    # endregion
