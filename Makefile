@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 UV := $(VENV)/bin/uv
 comma := ,
-EXTRAS ?= openai,local,mcp,a2a,otel
+EXTRAS ?= openai,local,mcp,a2a,otel,durable
 STAMP := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 
 # llama.cpp: a lean CPU build (same speed and outputs as the default, a third of the build time).
