@@ -14,6 +14,9 @@ OPTIONAL = (
     "sqlalchemy",
     "pydantic",
     "uvicorn",
+    "dbos",
+    "psycopg",
+    "asyncpg",
 )
 
 
