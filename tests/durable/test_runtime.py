@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sqlite3
 import subprocess
@@ -121,7 +122,7 @@ def runtime(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DurableRuntime
     runtime = DurableRuntime(database)
     for factory in (build_squares, build_approval, build_broken):
         runtime.register(factory)
-    runtime.launch()
+    asyncio.run(runtime.launch())
     try:
         yield runtime
     finally:
@@ -222,17 +223,24 @@ def test_register_takes_a_factory_and_one_workflow_per_name(runtime: DurableRunt
     assert runtime.register(build_squares) == "squares"
 
 
-def test_one_runtime_per_process_is_launched(runtime: DurableRuntime, tmp_path: Path) -> None:
+async def test_one_runtime_per_process_is_launched(runtime: DurableRuntime, tmp_path: Path) -> None:
     other = DurableRuntime(tmp_path / "other.sqlite")
     with pytest.raises(DurableRunError, match="another DurableRuntime is launched"):
-        other.launch()
+        await other.launch()
 
 
-async def test_an_unlaunched_runtime_does_not_start_runs(tmp_path: Path) -> None:
-    idle = DurableRuntime(tmp_path / "idle.sqlite")
-    idle.register(build_squares)
-    with pytest.raises(DurableRunError, match="launch the runtime first"):
-        await idle.start("squares", 1)
+async def test_a_runtime_that_is_not_launched_queues_runs_for_a_worker(
+    runtime: DurableRuntime,
+) -> None:
+    client = DurableRuntime(runtime.database_url)
+    client.register(build_squares)
+    try:
+        run = await client.start("squares", 2, run_id="queued-squares")
+        assert (await run.result(timeout=60)).get_outputs() == [Tally(1, [1, 2])]
+        with pytest.raises(WorkflowRunnerException, match="has no handler for a str input"):
+            await client.start("squares", "two")
+    finally:
+        client.shutdown()
 
 
 def test_the_database_is_one_setting(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

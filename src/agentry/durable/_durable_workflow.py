@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 __all__ = [
     "REQUESTS_EVENT",
     "RESPONSES_TOPIC",
+    "RUNS_QUEUE",
     "WORKFLOW_FUNCTION",
     "decode_requests",
     "durable_workflow",
@@ -45,6 +46,8 @@ REQUESTS_EVENT = "agentry.requests"
 """The DBOS event of a run that lists its pending requests."""
 RESPONSES_TOPIC = "agentry.responses"
 """The DBOS message topic answers to a run's requests are sent on."""
+RUNS_QUEUE = "agentry.runs"
+"""The DBOS queue of runs started by processes that do not run workflows."""
 ANSWER_WAIT_SECONDS = 24 * 3600.0
 """How long one durable wait for answers lasts before it is renewed."""
 

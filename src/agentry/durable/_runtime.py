@@ -7,13 +7,18 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from dbos import DBOS, DBOSClient, DBOSConfig, SetWorkflowID
+from dbos import DBOS, DBOSClient, DBOSConfig, EnqueueOptions, SetWorkflowID
 
-from agentry.durable._durable_workflow import durable_workflow, set_workflow_source
+from agentry.durable._durable_workflow import (
+    RUNS_QUEUE,
+    WORKFLOW_FUNCTION,
+    durable_workflow,
+    set_workflow_source,
+)
 from agentry.durable._errors import DurableRunError
 from agentry.durable._run_handle import DurableRun
 from agentry.durable._serializer import JSONSerializer
-from agentry.workflows import Workflow
+from agentry.workflows import Workflow, WorkflowRun
 
 if TYPE_CHECKING:
     from types import TracebackType
@@ -47,9 +52,11 @@ class DurableRuntime:
     whose process dies resumes from its last completed step, on this or another worker.
 
     The database is one setting: a SQLite file by default (no server needed), or a
-    PostgreSQL URL for several workers on several machines. Register the workflows
-    (as functions that build them) before `launch()`; a launched runtime also resumes the
-    runs its worker left unfinished. One runtime per process can be launched.
+    PostgreSQL URL for several workers on several machines. Register the workflows (as
+    functions that build them) in every process. A launched runtime is a worker: it runs
+    the runs it starts and those queued by others, and resumes the runs it left
+    unfinished; one runtime per process can be launched. A runtime that is not launched
+    is a client: it queues runs, reads them and answers their requests.
 
     Args:
         database: A database URL (`sqlite:///runs.sqlite`, `postgresql://host/db`) or a
@@ -148,9 +155,10 @@ class DurableRuntime:
 
     # region lifecycle
 
-    def launch(self) -> None:
+    async def launch(self) -> None:
         """Connect to the database (creating DBOS's tables if needed), start executing
-        runs, and resume this worker's unfinished ones.
+        runs (those started here, and those clients queued), and resume this worker's
+        unfinished ones.
 
         Raises:
             DurableRunError: Another runtime is launched in this process.
@@ -176,6 +184,7 @@ class DurableRuntime:
         try:
             DBOS(config=config)
             DBOS.launch()
+            await DBOS.register_queue_async(RUNS_QUEUE)
         except BaseException:
             _launched = None
             set_workflow_source(None)
@@ -184,7 +193,8 @@ class DurableRuntime:
         self._launched = True
 
     def shutdown(self) -> None:
-        """Stop executing runs (they stay stored, and resume at the next launch)."""
+        """Stop executing runs (they stay stored, and resume at the next launch), and
+        close the database connections."""
         global _launched
         if self._client_instance is not None:
             self._client_instance.destroy()
@@ -197,7 +207,7 @@ class DurableRuntime:
         DBOS.destroy()
 
     async def __aenter__(self) -> DurableRuntime:
-        self.launch()
+        await self.launch()
         return self
 
     async def __aexit__(
@@ -215,36 +225,34 @@ class DurableRuntime:
     async def start(
         self, workflow_name: str, message: Any, *, run_id: str | None = None
     ) -> DurableRun:
-        """Start a durable run in this process; a handle to it.
+        """Start a durable run; a handle to it.
 
-        Starting again with the `run_id` of an existing run returns that run.
+        A launched runtime runs it in this process. One that is not launched queues it,
+        and a launched worker on the same database takes it. Starting again with the
+        `run_id` of an existing run returns that run.
 
         Raises:
-            DurableRunError: The runtime is not launched, or the workflow is unknown.
+            DurableRunError: The workflow is not registered here.
             WorkflowRunnerException: The workflow's start executor cannot take `message`.
             WorkflowCheckpointException: `message` holds a type the workflow cannot store.
         """
-        if not self._launched:
-            raise DurableRunError(
-                "start() runs the workflow in this process: launch the runtime first "
-                "(`async with runtime:` or runtime.launch())"
-            )
         workflow = self.build(workflow_name)
-        start = workflow.get_start_executor()
-        if not start.can_handle(message):
-            from agentry.workflows import WorkflowRun
-
-            WorkflowRun(workflow, message)  # raises the runner's own error
-        encoded = workflow.type_registry.encode(message)
-        if run_id is None:
-            handle = await DBOS.start_workflow_async(
-                durable_workflow, workflow_name, workflow.graph_signature, encoded
-            )
+        WorkflowRun(workflow, message)  # refuses an input the start executor cannot take
+        arguments = (
+            workflow_name,
+            workflow.graph_signature,
+            workflow.type_registry.encode(message),
+        )
+        if not self._launched:
+            options: EnqueueOptions = {"queue_name": RUNS_QUEUE, "workflow_name": WORKFLOW_FUNCTION}
+            if run_id is not None:
+                options["workflow_id"] = run_id
+            handle: Any = await self.client().enqueue_async(options, *arguments)
+        elif run_id is None:
+            handle = await DBOS.start_workflow_async(durable_workflow, *arguments)
         else:
             with SetWorkflowID(run_id):
-                handle = await DBOS.start_workflow_async(
-                    durable_workflow, workflow_name, workflow.graph_signature, encoded
-                )
+                handle = await DBOS.start_workflow_async(durable_workflow, *arguments)
         return DurableRun(self, handle.get_workflow_id())
 
     def run(self, run_id: str) -> DurableRun:
