@@ -6,6 +6,7 @@ import asyncio
 from typing import TYPE_CHECKING, Any, cast
 
 from dbos._error import DBOSNonExistentWorkflowError
+from sqlalchemy.exc import DBAPIError
 
 from agentry.durable._durable_workflow import REQUESTS_EVENT, RESPONSES_TOPIC, decode_requests
 from agentry.durable._errors import DurableRunError
@@ -55,8 +56,11 @@ class DurableRun:
             handle: WorkflowHandleAsync[Any] = await client.retrieve_workflow_async(self.run_id)
         except DBOSNonExistentWorkflowError:
             raise DurableRunError(
-                f"there is no durable run with id {self.run_id!r} in {self._runtime.database_url}"
+                f"there is no durable run with id {self.run_id!r} in "
+                f"{self._runtime.safe_database_url}"
             ) from None
+        except DBAPIError as error:
+            raise self._runtime.unreadable(error) from error
         status = await handle.get_status()
         inputs = status.input
         if inputs is None or len(inputs["args"]) < 2:

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dbos import DBOS, DBOSClient, DBOSConfig, EnqueueOptions, SetWorkflowID
+from sqlalchemy.exc import DBAPIError
 
 from agentry.durable._durable_workflow import (
     RUNS_QUEUE,
@@ -123,6 +124,18 @@ class DurableRuntime:
             )
         self._factories[workflow.name] = (factory, workflow.graph_signature)
         return workflow.name
+
+    @property
+    def workflow_names(self) -> list[str]:
+        """The names of the registered workflows."""
+        return sorted(self._factories)
+
+    @property
+    def safe_database_url(self) -> str:
+        """The database URL with its password hidden, for logs."""
+        from sqlalchemy import make_url
+
+        return make_url(self.database_url).render_as_string(hide_password=True)
 
     def build(self, workflow_name: str, graph_signature: str | None = None) -> Workflow:
         """A new instance of a registered workflow.
@@ -247,7 +260,10 @@ class DurableRuntime:
             options: EnqueueOptions = {"queue_name": RUNS_QUEUE, "workflow_name": WORKFLOW_FUNCTION}
             if run_id is not None:
                 options["workflow_id"] = run_id
-            handle: Any = await self.client().enqueue_async(options, *arguments)
+            try:
+                handle: Any = await self.client().enqueue_async(options, *arguments)
+            except DBAPIError as error:
+                raise self.unreadable(error) from error
         elif run_id is None:
             handle = await DBOS.start_workflow_async(durable_workflow, *arguments)
         else:
@@ -266,5 +282,12 @@ class DurableRuntime:
                 system_database_url=self.database_url, serializer=JSONSerializer()
             )
         return self._client_instance
+
+    def unreadable(self, error: DBAPIError) -> DurableRunError:
+        """The error to raise when the database cannot be read as a durable database."""
+        return DurableRunError(
+            f"cannot use {self.safe_database_url} as a durable database ({error.orig}); has "
+            "a worker been launched on this database? (a launch creates its tables)"
+        )
 
     # endregion
