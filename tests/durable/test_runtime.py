@@ -116,12 +116,35 @@ def build_broken() -> Workflow:
     return WorkflowBuilder(name="broken", start_executor=fragile).build()
 
 
+def build_spread() -> Workflow:
+    @executor(id="split")
+    async def split(count: int, ctx: WorkflowContext[Item]) -> None:
+        for index in range(count):
+            await ctx.send_message(Item(index))
+
+    @executor(id="cube")
+    async def cube(item: Item, ctx: WorkflowContext[int]) -> None:
+        await ctx.send_message(item.index**3)
+
+    @executor(id="total")
+    async def total(values: list[int], ctx: WorkflowContext[Never, list[int]]) -> None:
+        await ctx.yield_output(values)
+
+    return (
+        WorkflowBuilder(name="spread", start_executor=split)
+        .add_edge(split, cube)
+        .add_fan_in_edges([cube], total)
+        .build()
+    )
+
+
 @pytest.fixture(scope="module")
 def runtime(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DurableRuntime]:
     database = tmp_path_factory.mktemp("durable") / "runs.sqlite"
     runtime = DurableRuntime(database)
     for factory in (build_squares, build_approval, build_broken):
         runtime.register(factory)
+    runtime.register(build_spread, distributed=["cube"])
     asyncio.run(runtime.launch())
     try:
         yield runtime
@@ -166,6 +189,24 @@ async def test_each_handler_call_is_one_step_and_only_json_is_stored(
     for output, _ in rows:
         json.loads(output)
     assert json.loads(inputs)["args"][2] == 2
+
+
+async def test_calls_of_a_distributed_executor_run_as_queued_workflows(
+    runtime: DurableRuntime,
+) -> None:
+    from dbos import DBOS
+
+    run = await runtime.start("spread", 4, run_id="spread-1")
+    assert (await run.result(timeout=60)).get_outputs() == [[0, 1, 8, 27]]
+    calls = await DBOS.list_workflows_async(queue_name="agentry.handlers")
+    mine = sorted(c.workflow_id for c in calls if c.workflow_id.startswith("spread-1/"))
+    assert mine == [f"spread-1/2/cube/{i}" for i in range(4)]
+    assert {c.status for c in calls if c.workflow_id in mine} == {"SUCCESS"}
+
+
+def test_only_executors_of_the_workflow_can_be_distributed(runtime: DurableRuntime) -> None:
+    with pytest.raises(DurableRunError, match=r"has no executors \['nowhere'\] to distribute"):
+        DurableRuntime().register(build_spread, distributed=["nowhere"])
 
 
 async def test_a_request_waits_and_the_answer_finishes_the_run(runtime: DurableRuntime) -> None:

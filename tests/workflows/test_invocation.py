@@ -97,7 +97,8 @@ class RecordingInvoker:
         self.supersteps: list[list[str]] = []
         self.invoked: list[str] = []
 
-    def begin_superstep(self, invocations: Sequence[Invocation]) -> None:
+    def begin_superstep(self, invocations: Sequence[Invocation], hooks: RunHooks) -> None:
+        assert hooks.iteration == invocations[0].iteration
         self.supersteps.append([f"{i.executor_id}:{i.index}" for i in invocations])
 
     async def invoke(

@@ -10,13 +10,13 @@ recorded steps and waits again.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
-from dbos import DBOS
+from dbos import DBOS, DBOSClient
 
-from agentry.durable._dbos_steps import DBOSStepInvoker
+from agentry.durable._dbos_steps import HANDLER_FUNCTION, DBOSStepInvoker, step_name
 from agentry.durable._errors import DurableRunError
+from agentry.durable._recording import StepRecord, record_call
 from agentry.workflows import (
     CheckpointTypeRegistry,
     WorkflowEvent,
@@ -33,8 +33,10 @@ __all__ = [
     "RESPONSES_TOPIC",
     "RUNS_QUEUE",
     "WORKFLOW_FUNCTION",
+    "WorkflowSource",
     "decode_requests",
     "durable_workflow",
+    "handler_call",
     "set_workflow_source",
 ]
 
@@ -51,15 +53,39 @@ RUNS_QUEUE = "agentry.runs"
 ANSWER_WAIT_SECONDS = 24 * 3600.0
 """How long one durable wait for answers lasts before it is renewed."""
 
-WorkflowSource = Callable[[str, str], "Workflow"]
+
+class WorkflowSource(Protocol):
+    """What the durable workflows of this process get their workflows from (the launched
+    runtime)."""
+
+    def build(self, workflow_name: str, graph_signature: str | None = None) -> Workflow:
+        """A new instance of a registered workflow (of this graph)."""
+        ...
+
+    def distributed_executors(self, workflow_name: str) -> frozenset[str]:
+        """The executors of a workflow whose calls go through the handlers queue."""
+        ...
+
+    def client(self) -> DBOSClient:
+        """The client that queues calls."""
+        ...
+
+
 _source: WorkflowSource | None = None
 
 
 def set_workflow_source(source: WorkflowSource | None) -> None:
-    """Set what builds a run's workflow from its name and graph signature (the launched
-    runtime of this process)."""
+    """Set what the durable workflows of this process build their workflows with."""
     global _source
     _source = source
+
+
+def _launched_source() -> WorkflowSource:
+    if _source is None:
+        raise DurableRunError(
+            "a durable run started in a process whose DurableRuntime is not launched"
+        )
+    return _source
 
 
 @DBOS.workflow(name=WORKFLOW_FUNCTION)
@@ -67,17 +93,37 @@ async def durable_workflow(
     workflow_name: str, graph_signature: str, message: Any
 ) -> dict[str, Any]:
     """Run one workflow durably; the run's Workflow Output, encoded."""
-    if _source is None:
-        raise DurableRunError(
-            "a durable run started in a process whose DurableRuntime is not launched"
-        )
-    workflow = _source(workflow_name, graph_signature)
+    source = _launched_source()
+    workflow = source.build(workflow_name, graph_signature)
     run_id = DBOS.workflow_id
     assert run_id is not None
-    return await _drive(workflow, message, run_id)
+    invoker = DBOSStepInvoker(
+        workflow,
+        workflow_name=workflow_name,
+        distributed=source.distributed_executors(workflow_name),
+        client=source.client,
+    )
+    try:
+        return await _drive(workflow, message, run_id, invoker)
+    finally:
+        invoker.close()
 
 
-async def _drive(workflow: Workflow, message: Any, run_id: str) -> dict[str, Any]:
+@DBOS.workflow(name=HANDLER_FUNCTION)
+async def handler_call(
+    workflow_name: str, graph_signature: str, executor_id: str, payload: dict[str, Any]
+) -> StepRecord:
+    """Run one call of a distributed executor (queued by a run, on any worker); its
+    record. The call is a step, so a recovered call that completed is not run again."""
+    workflow = _launched_source().build(workflow_name, graph_signature)
+    return await DBOS.run_step_async(
+        {"name": step_name(executor_id)}, record_call, workflow, executor_id, payload
+    )
+
+
+async def _drive(
+    workflow: Workflow, message: Any, run_id: str, invoker: DBOSStepInvoker
+) -> dict[str, Any]:
     registry = workflow.type_registry
     outputs: list[WorkflowEvent[Any]] = []
 
@@ -85,9 +131,7 @@ async def _drive(workflow: Workflow, message: Any, run_id: str) -> dict[str, Any
         if event.type == "output":
             outputs.append(event)
 
-    run = WorkflowRun(
-        workflow, registry.decode(message), run_id=run_id, invoker=DBOSStepInvoker(workflow)
-    )
+    run = WorkflowRun(workflow, registry.decode(message), run_id=run_id, invoker=invoker)
     published: list[str | None] = []
     while await run.execute(sink=keep_outputs) is not WorkflowRunState.IDLE:
         pending = run.pending_requests

@@ -12,7 +12,7 @@ from __future__ import annotations
 import uuid
 from typing import TYPE_CHECKING, Any, cast
 
-from agentry.durable._errors import DurableStepError
+from agentry.durable._errors import DurableRunError, DurableStepError
 from agentry.workflows import (
     Invocation,
     RunHooks,
@@ -24,7 +24,7 @@ from agentry.workflows import (
 if TYPE_CHECKING:
     from agentry.workflows import Workflow
 
-__all__ = ["StepRecorder"]
+__all__ = ["StepRecord", "StepRecorder", "record_call"]
 
 StepRecord = dict[str, Any]
 """A handler call's record: plain JSON."""
@@ -119,6 +119,27 @@ class StepRecorder:
             "executor_state": saved,
         }
 
+    async def call_payload(
+        self, invocation: Invocation, shared_state: dict[str, Any]
+    ) -> dict[str, Any]:
+        """What `invocation` needs to run in another process (see `record_call`): the
+        message, its source, the shared state, and the executor's state, as JSON."""
+        registry, executor = self._registry, invocation.executor
+        if executor.id in self._stale:
+            executor_state = self._saved_states[executor.id]
+        else:
+            executor_state = registry.encode(await executor.on_checkpoint_save())
+        source = invocation.source
+        return {
+            "message": registry.encode(invocation.message),
+            "source": source if isinstance(source, str) else list(source),
+            "run_id": invocation.run_id,
+            "iteration": invocation.iteration,
+            "index": invocation.index,
+            "shared_state": registry.encode(shared_state),
+            "executor_state": executor_state,
+        }
+
     def apply(
         self,
         record: StepRecord,
@@ -171,3 +192,29 @@ def _replay(effect: list[Any], executor_id: str, hooks: RunHooks) -> None:
         hooks.request_info(executor_id, effect[2], effect[3], effect[1])
     else:
         hooks.emit(WorkflowEvent(effect[1], effect[2], executor_id=effect[3] or executor_id))
+
+
+async def record_call(workflow: Workflow, executor_id: str, payload: dict[str, Any]) -> StepRecord:
+    """Run a handler call that `StepRecorder.call_payload` described, in this process (a
+    fresh instance of the run's workflow); its record.
+
+    Raises:
+        DurableRunError: The workflow has no executor `executor_id`.
+    """
+    executor = workflow.executors.get(executor_id)
+    if executor is None:
+        raise DurableRunError(
+            f"workflow {workflow.name!r} has no executor {executor_id!r} to run a call of"
+        )
+    registry = workflow.type_registry
+    await executor.on_checkpoint_restore(registry.decode(payload["executor_state"]))
+    source = payload["source"]
+    invocation = Invocation(
+        executor,
+        registry.decode(payload["message"]),
+        source if isinstance(source, str) else tuple(source),
+        run_id=str(payload["run_id"]),
+        iteration=int(payload["iteration"]),
+        index=int(payload["index"]),
+    )
+    return await StepRecorder(workflow).record(invocation, registry.decode(payload["shared_state"]))

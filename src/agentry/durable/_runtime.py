@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from dbos import DBOS, DBOSClient, DBOSConfig, EnqueueOptions, SetWorkflowID
 from sqlalchemy.exc import DBAPIError
 
+from agentry.durable._dbos_steps import HANDLER_QUEUE
 from agentry.durable._durable_workflow import (
     RUNS_QUEUE,
     WORKFLOW_FUNCTION,
@@ -35,6 +36,12 @@ WorkflowFactory = Callable[[], Workflow]
 """A function that builds a workflow; each durable run gets its own instance."""
 
 _launched: DurableRuntime | None = None
+
+
+class _Registered(NamedTuple):
+    factory: WorkflowFactory
+    graph_signature: str
+    distributed: frozenset[str]
 
 
 def database_url_of(database: str | os.PathLike[str] | None) -> str:
@@ -65,6 +72,8 @@ class DurableRuntime:
             `agentry-durable.sqlite` in the current directory.
         worker_id: This worker's id; a restarted worker with the same id resumes the runs
             it left (default: `local`).
+        handler_concurrency: How many calls of distributed executors this worker runs at
+            once (default: no limit).
 
     Example:
         >>> from agentry.workflows import WorkflowBuilder, WorkflowContext, executor
@@ -87,25 +96,33 @@ class DurableRuntime:
         database: str | os.PathLike[str] | None = None,
         *,
         worker_id: str | None = None,
+        handler_concurrency: int | None = None,
     ) -> None:
         self.database_url = database_url_of(database)
         self.worker_id = worker_id
-        self._factories: dict[str, tuple[WorkflowFactory, str]] = {}
+        self.handler_concurrency = handler_concurrency
+        self._factories: dict[str, _Registered] = {}
         self._client_instance: DBOSClient | None = None
         self._launched = False
 
     # region workflows
 
-    def register(self, factory: WorkflowFactory) -> str:
+    def register(self, factory: WorkflowFactory, *, distributed: Collection[str] = ()) -> str:
         """Make a workflow runnable (and recoverable) here; its name.
 
         Args:
             factory: A function that builds the workflow. It is called once now, and once
-                for each run this process executes, so runs do not share executors.
+                for each run (and each distributed call) this process executes, so runs
+                do not share executors.
+            distributed: Ids of executors whose calls go through a queue that every
+                worker takes from: the calls of one superstep run at once, spread over
+                the workers. Such an executor sees its own state as it was when the
+                superstep began (keep per-call data in messages or shared state).
 
         Raises:
             TypeError: `factory` is a workflow instance, or does not build a workflow.
-            DurableRunError: Another workflow of the same name is registered.
+            DurableRunError: Another workflow of the same name is registered, or
+                `distributed` names an executor the workflow does not have.
         """
         if isinstance(factory, Workflow):
             raise TypeError(
@@ -117,12 +134,20 @@ class DurableRuntime:
         if not isinstance(workflow, Workflow):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise TypeError(f"{factory!r} returned a {type(workflow).__name__}, not a Workflow")
         known = self._factories.get(workflow.name)
-        if known is not None and known[0] is not factory:
+        if known is not None and known.factory is not factory:
             raise DurableRunError(
                 f"a workflow named {workflow.name!r} is registered already; give each "
                 "durable workflow its own name (WorkflowBuilder(name=...))"
             )
-        self._factories[workflow.name] = (factory, workflow.graph_signature)
+        unknown = sorted(set(distributed) - set(workflow.executors))
+        if unknown:
+            raise DurableRunError(
+                f"workflow {workflow.name!r} has no executors {unknown} to distribute "
+                f"(its executors: {sorted(workflow.executors)})"
+            )
+        self._factories[workflow.name] = _Registered(
+            factory, workflow.graph_signature, frozenset(distributed)
+        )
         return workflow.name
 
     @property
@@ -155,14 +180,18 @@ class DurableRuntime:
                 f"(registered: {sorted(self._factories) or 'none'}); register its factory "
                 "with DurableRuntime.register() in every worker and client"
             )
-        factory, registered_signature = known
-        if graph_signature is not None and graph_signature != registered_signature:
+        if graph_signature is not None and graph_signature != known.graph_signature:
             raise DurableRunError(
                 f"the run was started with another version of workflow {workflow_name!r} "
                 "(its executors or edges differ from this process's); finish it with a "
                 "worker that runs the version it started with"
             )
-        return factory()
+        return known.factory()
+
+    def distributed_executors(self, workflow_name: str) -> frozenset[str]:
+        """The executors of a registered workflow whose calls go through the queue."""
+        known = self._factories.get(workflow_name)
+        return known.distributed if known is not None else frozenset()
 
     # endregion
 
@@ -192,12 +221,15 @@ class DurableRuntime:
         }
         if self.worker_id is not None:
             config["executor_id"] = self.worker_id
-        set_workflow_source(self.build)
+        set_workflow_source(self)
         _launched = self
         try:
             DBOS(config=config)
             DBOS.launch()
             await DBOS.register_queue_async(RUNS_QUEUE)
+            await DBOS.register_queue_async(
+                HANDLER_QUEUE, worker_concurrency=self.handler_concurrency
+            )
         except BaseException:
             _launched = None
             set_workflow_source(None)

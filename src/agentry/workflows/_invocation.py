@@ -66,6 +66,13 @@ class Invocation:
         return self.executor.id
 
     @property
+    def is_response(self) -> bool:
+        """Whether the message is an answer to a request, for a `@response_handler`."""
+        from agentry.workflows._run_state import ResponseDelivery
+
+        return isinstance(self.message, ResponseDelivery)
+
+    @property
     def idempotency_key(self) -> str:
         """`run id/superstep/executor id/index`: the same every time this invocation runs
         again (after a resume or a recovery), and unique to it."""
@@ -119,8 +126,9 @@ class ExecutorInvoker(Protocol):
     numbering does not depend on timing.
     """
 
-    def begin_superstep(self, invocations: Sequence[Invocation]) -> None:
-        """Prepare to run these invocations (all of one superstep, in a fixed order)."""
+    def begin_superstep(self, invocations: Sequence[Invocation], hooks: RunHooks) -> None:
+        """Prepare to run these invocations (all of one superstep, in a fixed order);
+        `hooks.state` is the shared state as the superstep starts."""
         ...
 
     async def invoke(self, invocation: Invocation, hooks: RunHooks, outbox: Outbox) -> Any:

@@ -226,7 +226,7 @@ class Runner:
             execute = self._execute_traced
         if self._invoker is not None:
             self._planned = self._plan_invocations(inbox)
-            self._invoker.begin_superstep([i for p in self._planned.values() for i in p])
+            self._invoker.begin_superstep([i for p in self._planned.values() for i in p], self)
         if len(inbox) == 1:
             ((executor_id, deliveries),) = inbox.items()
             outbox: list[tuple[Any, str | None]] = []
