@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Callable, Collection
 from pathlib import Path
@@ -20,6 +21,7 @@ from agentry.durable._durable_workflow import (
 from agentry.durable._errors import DurableRunError
 from agentry.durable._run_handle import DurableRun
 from agentry.durable._serializer import JSONSerializer
+from agentry.durable._takeover import WorkerWatch
 from agentry.workflows import Workflow, WorkflowRun
 
 if TYPE_CHECKING:
@@ -74,6 +76,9 @@ class DurableRuntime:
             it left (default: `local`).
         handler_concurrency: How many calls of distributed executors this worker runs at
             once (default: no limit).
+        takeover_after: Seconds after which the runs of a worker that stopped (its
+            heartbeat went silent) are taken over by the live workers; None never takes
+            over (the worker's own restart resumes them).
 
     Example:
         >>> from agentry.workflows import WorkflowBuilder, WorkflowContext, executor
@@ -97,10 +102,13 @@ class DurableRuntime:
         *,
         worker_id: str | None = None,
         handler_concurrency: int | None = None,
+        takeover_after: float | None = 60.0,
     ) -> None:
         self.database_url = database_url_of(database)
         self.worker_id = worker_id
         self.handler_concurrency = handler_concurrency
+        self.takeover_after = takeover_after
+        self._watch: WorkerWatch | None = None
         self._factories: dict[str, _Registered] = {}
         self._client_instance: DBOSClient | None = None
         self._launched = False
@@ -230,6 +238,12 @@ class DurableRuntime:
             await DBOS.register_queue_async(
                 HANDLER_QUEUE, worker_concurrency=self.handler_concurrency
             )
+            if self.takeover_after is not None:
+                watch = WorkerWatch(
+                    self.database_url, self.worker_id or "local", self.takeover_after
+                )
+                await asyncio.to_thread(watch.start)
+                self._watch = watch
         except BaseException:
             _launched = None
             set_workflow_source(None)
@@ -248,6 +262,9 @@ class DurableRuntime:
             return
         self._launched = False
         _launched = None
+        if self._watch is not None:
+            self._watch.stop()
+            self._watch = None
         set_workflow_source(None)
         DBOS.destroy()
 
