@@ -12,6 +12,10 @@ Two workflows run on the worker:
   item after writing the effect, so a run killed there has that call under way.
 - `approval`: asks a person whether to ship an order, and yields the decision.
 
+And one durable agent run, `agent-1`: the (scripted) model asks for the `charge` tool,
+which writes its side effect, then answers. In `start` mode its second model call blocks,
+so a run killed there has its tool call completed and its final model call under way.
+
 Every line printed is JSON.
 """
 
@@ -27,7 +31,10 @@ from typing import Any
 import sqlalchemy as sa
 from typing_extensions import Never
 
+from agentry import Agent, tool
+from agentry.clients.scripted import ScriptedChatClient
 from agentry.durable import DurableRuntime
+from agentry.types import ChatOptions, ChatResponse, Message
 from agentry.workflows import (
     Executor,
     Workflow,
@@ -43,6 +50,7 @@ BLOCK_AT = ("w2", 10)
 """Where a `start` worker blocks: worker w2's third item (items 2, 6, then 10)."""
 LEDGER_RUN = "ledger-1"
 APPROVAL_RUN = "approval-1"
+AGENT_RUN = "agent-1"
 
 
 @dataclass
@@ -80,6 +88,17 @@ class SideEffects:
             )
             connection.execute(
                 sa.text("CREATE TABLE IF NOT EXISTS attempts (key TEXT, pid INTEGER)")
+            )
+            connection.execute(
+                sa.text("CREATE TABLE IF NOT EXISTS agent_calls (kind TEXT, pid INTEGER)")
+            )
+
+    def note(self, kind: str) -> None:
+        """Note a model or tool call of the agent, with the process that made it."""
+        with self.engine.begin() as connection:
+            connection.execute(
+                sa.text("INSERT INTO agent_calls (kind, pid) VALUES (:kind, :pid)"),
+                {"kind": kind, "pid": os.getpid()},
             )
 
     def write(self, key: str, value: int) -> None:
@@ -174,11 +193,39 @@ def build_approval() -> Workflow:
     return WorkflowBuilder(name="approval", start_executor=Approval(id="approval")).build()
 
 
+AGENT_BLOCKED = asyncio.Event()
+"""Set when the agent's final model call blocks (in `start` mode)."""
+
+
+def build_agent(effects: SideEffects, *, block: bool) -> Agent:
+    """A cashier: the model asks for `charge`, then says what was charged."""
+
+    @tool
+    def charge(cents: int) -> str:
+        """Charge the customer."""
+        effects.note("tool")
+        return f"charged {cents} cents"
+
+    async def model(messages: list[Message], options: ChatOptions) -> ChatResponse:
+        effects.note("model")
+        results = [c for m in messages for c in m.contents if c.type == "function_result"]
+        if not results:
+            return ScriptedChatClient.function_call("charge", {"cents": 1200}, call_id="c1")
+        if block:
+            AGENT_BLOCKED.set()
+            await asyncio.Event().wait()  # under way until the process is killed
+        return ScriptedChatClient.reply(f"Done: {results[0].result}.")
+
+    client = ScriptedChatClient([model] * 4)
+    return Agent(client, name="cashier", tools=[charge])
+
+
 def runtime_for(durable_url: str, effects_url: str, *, block: bool) -> DurableRuntime:
     effects = SideEffects(effects_url)
-    runtime = DurableRuntime(durable_url)
+    runtime = DurableRuntime(durable_url, takeover_after=None)
     runtime.register(lambda: build_ledger(effects, block=block))
     runtime.register(build_approval)
+    runtime.register_agent(build_agent(effects, block=block))
     return runtime
 
 
@@ -203,9 +250,11 @@ async def start(durable_url: str, effects_url: str) -> None:
     async with runtime:
         await runtime.start("ledger", ITEMS, run_id=LEDGER_RUN)
         approval = await runtime.start("approval", Order(7), run_id=APPROVAL_RUN)
+        await runtime.start_agent("cashier", "Charge the customer 12 dollars.", run_id=AGENT_RUN)
         requests = await approval.wait_for_requests(timeout=60)
         emit(event="waiting", request_id=requests[0].request_id)
         await wait_until_only_the_blocked_call_is_under_way(runtime)
+        await asyncio.wait_for(AGENT_BLOCKED.wait(), 60)
         emit(event="ready")
         await asyncio.Event().wait()  # until the test kills this process
 
@@ -215,10 +264,12 @@ async def resume(durable_url: str, effects_url: str) -> None:
     async with runtime:
         ledger = await runtime.run(LEDGER_RUN).result(timeout=90)
         approval = await runtime.run(APPROVAL_RUN).result(timeout=90)
+        agent = await runtime.agent_run(AGENT_RUN).result(timeout=90)
         emit(
             event="finished",
             ledger=[asdict(o) for o in ledger.get_outputs()],
             approval=approval.get_outputs(),
+            agent=agent.text,
         )
 
 

@@ -147,6 +147,12 @@ def test_killed_runs_resume_with_every_side_effect_exactly_once(
     assert finished["ledger"] == _uninterrupted_ledger(tmp_path)
     assert finished["ledger"][0]["seen"] == [1 + i // crash_worker.WORKERS for i in range(20)]
     assert finished["approval"] == ["order 7: shipped"]
+    # The agent's tool ran once, before the kill; after it, the model was called once
+    # more (for the answer that was under way), and not for the turn that had completed.
+    assert finished["agent"] == "Done: charged 1200 cents."
+    calls = _table(effects_url, "SELECT kind, pid FROM agent_calls")
+    assert sorted(kind for kind, pid in calls if pid in killed_pid) == ["model", "model", "tool"]
+    assert [kind for kind, pid in calls if pid not in killed_pid] == ["model"]
     effects = _table(effects_url, "SELECT key, value FROM effects")
     assert len(effects) == crash_worker.ITEMS
     assert sorted(value for _, value in effects) == sorted(i * i for i in range(crash_worker.ITEMS))

@@ -15,6 +15,8 @@ from typing import Any
 import pytest
 from typing_extensions import Never
 
+from agentry import Agent, tool
+from agentry.clients.scripted import ScriptedChatClient
 from agentry.durable import (
     DurableRun,
     DurableRunError,
@@ -138,6 +140,36 @@ def build_spread() -> Workflow:
     )
 
 
+TOOL_CALLS: list[str] = []
+
+
+def build_adder() -> Agent:
+    """A scripted model that asks for two tools at once, then answers."""
+
+    @tool
+    async def slow_add(a: int, b: int) -> int:
+        """Add two numbers, slowly."""
+        await asyncio.sleep(0.05)  # finishes after fast_add: the steps keep the call order
+        TOOL_CALLS.append("slow_add")
+        return a + b
+
+    @tool
+    def fast_add(a: int, b: int) -> int:
+        """Add two numbers."""
+        TOOL_CALLS.append("fast_add")
+        return a + b
+
+    client = ScriptedChatClient(
+        [
+            ScriptedChatClient.function_calls(
+                [("slow_add", {"a": 2, "b": 3}, "c1"), ("fast_add", {"a": 1, "b": 1}, "c2")]
+            ),
+            "2 + 3 = 5 and 1 + 1 = 2.",
+        ]
+    )
+    return Agent(client, name="adder", tools=[slow_add, fast_add])
+
+
 @pytest.fixture(scope="module")
 def runtime(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DurableRuntime]:
     database = tmp_path_factory.mktemp("durable") / "runs.sqlite"
@@ -145,6 +177,7 @@ def runtime(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DurableRuntime
     for factory in (build_squares, build_approval, build_broken):
         runtime.register(factory)
     runtime.register(build_spread, distributed=["cube"])
+    runtime.register_agent(build_adder())
     asyncio.run(runtime.launch())
     try:
         yield runtime
@@ -207,6 +240,29 @@ async def test_calls_of_a_distributed_executor_run_as_queued_workflows(
 def test_only_executors_of_the_workflow_can_be_distributed(runtime: DurableRuntime) -> None:
     with pytest.raises(DurableRunError, match=r"has no executors \['nowhere'\] to distribute"):
         DurableRuntime().register(build_spread, distributed=["nowhere"])
+
+
+async def test_an_agent_run_records_each_model_call_and_tool_call(
+    runtime: DurableRuntime,
+) -> None:
+    from dbos import DBOS
+
+    run = await runtime.start_agent("adder", "Add 2 and 3, and 1 and 1.", run_id="adder-1")
+    response = await run.result(timeout=60)
+    assert response.text == "2 + 3 = 5 and 1 + 1 = 2."
+    assert await run.status() == "SUCCESS"
+    assert TOOL_CALLS == ["fast_add", "slow_add"]
+    steps = await DBOS.list_workflow_steps_async("adder-1")
+    assert [s["function_name"] for s in steps] == [
+        "agentry.model",
+        "agentry.tool:slow_add",
+        "agentry.tool:fast_add",
+        "agentry.model",
+    ]
+    with pytest.raises(DurableRunError, match="no agent named 'nobody' is registered"):
+        await runtime.start_agent("nobody", "hi")
+    with pytest.raises(DurableRunError, match="a durable agent needs a name"):
+        runtime.register_agent(Agent(ScriptedChatClient([])))
 
 
 async def test_a_request_waits_and_the_answer_finishes_the_run(runtime: DurableRuntime) -> None:

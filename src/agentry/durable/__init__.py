@@ -1,6 +1,7 @@
 """Durable workflows on DBOS: runs that survive their process, on SQLite or PostgreSQL.
 
-Each handler call of a workflow run is a DBOS step. A run whose process dies resumes from
+Each handler call of a workflow run is a DBOS step (and each model call and tool call of a
+durable agent run). A run whose process dies resumes from
 its last completed step when a worker starts again; a completed call never runs again,
 and a call that was under way runs again with the same `ctx.idempotency_key`. Requests
 for information wait durably and can be answered from any process.
@@ -21,6 +22,7 @@ from agentry.errors import MissingExtraError
 _EXPORTS: dict[str, str] = {
     "DATABASE_URL_ENV": "agentry.durable._runtime",
     "DEFAULT_DATABASE_URL": "agentry.durable._runtime",
+    "DurableAgentRun": "agentry.durable._durable_agent",
     "DurableRun": "agentry.durable._run_handle",
     "DurableRunError": "agentry.durable._errors",
     "DurableRunFailedError": "agentry.durable._errors",
@@ -33,6 +35,7 @@ _EXPORTS: dict[str, str] = {
 __all__ = [
     "DATABASE_URL_ENV",
     "DEFAULT_DATABASE_URL",
+    "DurableAgentRun",
     "DurableRun",
     "DurableRunError",
     "DurableRunFailedError",
@@ -65,6 +68,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
+    from agentry.durable._durable_agent import DurableAgentRun
     from agentry.durable._errors import DurableRunError, DurableRunFailedError, DurableStepError
     from agentry.durable._run_handle import DurableRun
     from agentry.durable._runtime import (

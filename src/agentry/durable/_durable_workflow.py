@@ -26,6 +26,7 @@ from agentry.workflows import (
 )
 
 if TYPE_CHECKING:
+    from agentry.agents import Agent
     from agentry.workflows import Workflow
 
 __all__ = [
@@ -37,6 +38,7 @@ __all__ = [
     "decode_requests",
     "durable_workflow",
     "handler_call",
+    "launched_source",
     "set_workflow_source",
 ]
 
@@ -70,6 +72,10 @@ class WorkflowSource(Protocol):
         """The client that queues calls."""
         ...
 
+    def agent(self, agent_name: str) -> Agent:
+        """A registered agent."""
+        ...
+
 
 _source: WorkflowSource | None = None
 
@@ -80,7 +86,12 @@ def set_workflow_source(source: WorkflowSource | None) -> None:
     _source = source
 
 
-def _launched_source() -> WorkflowSource:
+def launched_source() -> WorkflowSource:
+    """What this process's durable workflows build with (its launched runtime).
+
+    Raises:
+        DurableRunError: No runtime is launched in this process.
+    """
     if _source is None:
         raise DurableRunError(
             "a durable run started in a process whose DurableRuntime is not launched"
@@ -93,7 +104,7 @@ async def durable_workflow(
     workflow_name: str, graph_signature: str, message: Any
 ) -> dict[str, Any]:
     """Run one workflow durably; the run's Workflow Output, encoded."""
-    source = _launched_source()
+    source = launched_source()
     workflow = source.build(workflow_name, graph_signature)
     run_id = DBOS.workflow_id
     assert run_id is not None
@@ -115,7 +126,7 @@ async def handler_call(
 ) -> StepRecord:
     """Run one call of a distributed executor (queued by a run, on any worker); its
     record. The call is a step, so a recovered call that completed is not run again."""
-    workflow = _launched_source().build(workflow_name, graph_signature)
+    workflow = launched_source().build(workflow_name, graph_signature)
     return await DBOS.run_step_async(
         {"name": step_name(executor_id)}, record_call, workflow, executor_id, payload
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -12,6 +12,7 @@ from dbos import DBOS, DBOSClient, DBOSConfig, EnqueueOptions, SetWorkflowID
 from sqlalchemy.exc import DBAPIError
 
 from agentry.durable._dbos_steps import HANDLER_QUEUE
+from agentry.durable._durable_agent import AGENT_FUNCTION, DurableAgentRun, durable_agent_run
 from agentry.durable._durable_workflow import (
     RUNS_QUEUE,
     WORKFLOW_FUNCTION,
@@ -22,10 +23,13 @@ from agentry.durable._errors import DurableRunError
 from agentry.durable._run_handle import DurableRun
 from agentry.durable._serializer import JSONSerializer
 from agentry.durable._takeover import WorkerWatch
-from agentry.workflows import Workflow, WorkflowRun
+from agentry.types import AgentRunInputs, normalize_messages
+from agentry.workflows import CheckpointTypeRegistry, Workflow, WorkflowRun
 
 if TYPE_CHECKING:
     from types import TracebackType
+
+    from agentry.agents import Agent
 
 __all__ = ["DATABASE_URL_ENV", "DEFAULT_DATABASE_URL", "DurableRuntime", "WorkflowFactory"]
 
@@ -110,6 +114,7 @@ class DurableRuntime:
         self.takeover_after = takeover_after
         self._watch: WorkerWatch | None = None
         self._factories: dict[str, _Registered] = {}
+        self._agents: dict[str, Agent] = {}
         self._client_instance: DBOSClient | None = None
         self._launched = False
 
@@ -157,6 +162,40 @@ class DurableRuntime:
             factory, workflow.graph_signature, frozenset(distributed)
         )
         return workflow.name
+
+    def register_agent(self, agent: Agent) -> str:
+        """Make an agent's runs durable here (`start_agent`); its name.
+
+        In a durable agent run, each model call and each tool call is a recorded step: a
+        run whose process dies resumes without calling the model again for a completed
+        call, nor a completed tool. The agent is shared by its runs (as `agent.run` is).
+
+        Raises:
+            DurableRunError: The agent has no name, or another agent has its name.
+        """
+        name = agent.name
+        if not name:
+            raise DurableRunError("a durable agent needs a name: Agent(..., name='support')")
+        known = self._agents.get(name)
+        if known is not None and known is not agent:
+            raise DurableRunError(f"an agent named {name!r} is registered already")
+        self._agents[name] = agent
+        return name
+
+    def agent(self, agent_name: str) -> Agent:
+        """A registered agent.
+
+        Raises:
+            DurableRunError: No agent of this name is registered.
+        """
+        agent = self._agents.get(agent_name)
+        if agent is None:
+            raise DurableRunError(
+                f"no agent named {agent_name!r} is registered in this process (registered: "
+                f"{sorted(self._agents) or 'none'}); register it with register_agent() in "
+                "every worker and client"
+            )
+        return agent
 
     @property
     def workflow_names(self) -> list[str]:
@@ -305,8 +344,19 @@ class DurableRuntime:
             workflow.graph_signature,
             workflow.type_registry.encode(message),
         )
+        run = await self._start(WORKFLOW_FUNCTION, durable_workflow, arguments, run_id)
+        return DurableRun(self, run)
+
+    async def _start(
+        self,
+        function_name: str,
+        function: Callable[..., Coroutine[Any, Any, dict[str, Any]]],
+        arguments: tuple[Any, ...],
+        run_id: str | None,
+    ) -> str:
+        """Start (launched) or queue (not launched) a DBOS workflow; its id."""
         if not self._launched:
-            options: EnqueueOptions = {"queue_name": RUNS_QUEUE, "workflow_name": WORKFLOW_FUNCTION}
+            options: EnqueueOptions = {"queue_name": RUNS_QUEUE, "workflow_name": function_name}
             if run_id is not None:
                 options["workflow_id"] = run_id
             try:
@@ -314,11 +364,32 @@ class DurableRuntime:
             except DBAPIError as error:
                 raise self.unreadable(error) from error
         elif run_id is None:
-            handle = await DBOS.start_workflow_async(durable_workflow, *arguments)
+            handle = await DBOS.start_workflow_async(function, *arguments)
         else:
             with SetWorkflowID(run_id):
-                handle = await DBOS.start_workflow_async(durable_workflow, *arguments)
-        return DurableRun(self, handle.get_workflow_id())
+                handle = await DBOS.start_workflow_async(function, *arguments)
+        return str(handle.get_workflow_id())
+
+    async def start_agent(
+        self, agent_name: str, messages: AgentRunInputs, *, run_id: str | None = None
+    ) -> DurableAgentRun:
+        """Start a durable run of a registered agent on `messages`; a handle to it.
+
+        As with `start`, a launched runtime runs it here and one that is not launched
+        queues it for a worker; an existing `run_id` returns that run.
+
+        Raises:
+            DurableRunError: The agent is not registered here.
+            WorkflowCheckpointException: The messages hold a type that cannot be stored.
+        """
+        self.agent(agent_name)
+        encoded = CheckpointTypeRegistry().encode(normalize_messages(messages))
+        run = await self._start(AGENT_FUNCTION, durable_agent_run, (agent_name, encoded), run_id)
+        return DurableAgentRun(self, run)
+
+    def agent_run(self, run_id: str) -> DurableAgentRun:
+        """A handle to an agent run (started by any process on this database)."""
+        return DurableAgentRun(self, run_id)
 
     def run(self, run_id: str) -> DurableRun:
         """A handle to a run (started by any process on this database)."""
