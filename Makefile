@@ -17,7 +17,7 @@ MCP_SERVERS := .mcp-servers
 EVERYTHING := @modelcontextprotocol/server-everything@2026.8.31
 EVERYTHING_STAMP := $(MCP_SERVERS)/.installed-$(subst /,-,$(EVERYTHING))
 
-.PHONY: install mcp-servers postgres demo test lint typecheck unit bench clean
+.PHONY: install mcp-servers postgres demo durable-demo test lint typecheck unit bench clean
 
 install: $(STAMP)
 
@@ -49,6 +49,10 @@ endif
 
 demo: install
 	$(PY) examples/demo.py
+
+# A durable workflow on the embedded SQLite default: its worker is killed, the next finishes it.
+durable-demo: install
+	$(PY) examples/durable/crash_and_resume.py
 
 lint: install
 	$(VENV)/bin/ruff check .
