@@ -56,6 +56,8 @@ class DBOSStepInvoker:
         workflow_name: The name it is registered under (workers build it by name).
         distributed: Ids of the executors whose calls go through the queue.
         client: Returns the DBOS client that queues calls.
+        app_version: The version queued calls are for (workers of other versions leave
+            them).
     """
 
     def __init__(
@@ -65,12 +67,14 @@ class DBOSStepInvoker:
         workflow_name: str,
         distributed: Collection[str] = (),
         client: Callable[[], DBOSClient] | None = None,
+        app_version: str | None = None,
     ) -> None:
         self._recorder = StepRecorder(workflow)
         self._workflow_name = workflow_name
         self._signature = workflow.graph_signature
         self._distributed = frozenset(distributed)
         self._client = client
+        self._app_version = app_version
         self._reserved: dict[tuple[str, int], StepReservation] = {}
         self._queued: dict[tuple[str, int], asyncio.Future[StepRecord]] = {}
 
@@ -124,6 +128,8 @@ class DBOSStepInvoker:
             "workflow_name": HANDLER_FUNCTION,
             "workflow_id": invocation.idempotency_key,
         }
+        if self._app_version is not None:
+            options["app_version"] = self._app_version
         handle: Any = await self._client().enqueue_async(
             options, self._workflow_name, self._signature, invocation.executor_id, payload
         )

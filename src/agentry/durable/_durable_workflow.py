@@ -76,6 +76,11 @@ class WorkflowSource(Protocol):
         """A registered agent."""
         ...
 
+    @property
+    def app_version(self) -> str:
+        """The version of the app's workflows."""
+        ...
+
 
 _source: WorkflowSource | None = None
 
@@ -113,6 +118,7 @@ async def durable_workflow(
         workflow_name=workflow_name,
         distributed=source.distributed_executors(workflow_name),
         client=source.client,
+        app_version=source.app_version,
     )
     try:
         return await _drive(workflow, message, run_id, invoker)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
 import os
 from collections.abc import Callable, Collection, Coroutine
 from pathlib import Path
@@ -83,6 +85,10 @@ class DurableRuntime:
         takeover_after: Seconds after which the runs of a worker that stopped (its
             heartbeat went silent) are taken over by the live workers; None never takes
             over (the worker's own restart resumes them).
+        app_version: The version of this app's workflows (default: derived from
+            agentry's version and the registered workflows' graphs and agents). A worker
+            resumes and takes over only runs of its own version, so runs started before a
+            change of graph wait for a worker of their version instead of failing.
 
     Example:
         >>> from agentry.workflows import WorkflowBuilder, WorkflowContext, executor
@@ -107,11 +113,13 @@ class DurableRuntime:
         worker_id: str | None = None,
         handler_concurrency: int | None = None,
         takeover_after: float | None = 60.0,
+        app_version: str | None = None,
     ) -> None:
         self.database_url = database_url_of(database)
         self.worker_id = worker_id
         self.handler_concurrency = handler_concurrency
         self.takeover_after = takeover_after
+        self._app_version = app_version
         self._watch: WorkerWatch | None = None
         self._factories: dict[str, _Registered] = {}
         self._agents: dict[str, Agent] = {}
@@ -198,6 +206,21 @@ class DurableRuntime:
         return agent
 
     @property
+    def app_version(self) -> str:
+        """The version of this app's workflows (see the `app_version` argument)."""
+        if self._app_version is not None:
+            return self._app_version
+        import agentry
+
+        shape = {
+            "agentry": agentry.__version__,
+            "workflows": sorted((n, r.graph_signature) for n, r in self._factories.items()),
+            "agents": sorted(self._agents),
+        }
+        digest = hashlib.sha256(json.dumps(shape).encode()).hexdigest()[:16]
+        return f"agentry-{digest}"
+
+    @property
     def workflow_names(self) -> list[str]:
         """The names of the registered workflows."""
         return sorted(self._factories)
@@ -265,7 +288,9 @@ class DurableRuntime:
             "system_database_url": self.database_url,
             "serializer": JSONSerializer(),
             "log_level": os.environ.get("AGENTRY_DURABLE_LOG_LEVEL", "WARNING"),
+            "application_version": self.app_version,
         }
+        self._app_version = config["application_version"]  # later registrations keep it
         if self.worker_id is not None:
             config["executor_id"] = self.worker_id
         set_workflow_source(self)
