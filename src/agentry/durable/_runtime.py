@@ -40,6 +40,9 @@ DATABASE_URL_ENV = "AGENTRY_DURABLE_DATABASE_URL"
 DEFAULT_DATABASE_URL = "sqlite:///agentry-durable.sqlite"
 """The embedded default: a SQLite file in the current directory."""
 
+APP_NAME = "agentry"
+"""The DBOS application agentry's runs, queues and clients belong to."""
+
 WorkflowFactory = Callable[[], Workflow]
 """A function that builds a workflow; each durable run gets its own instance."""
 
@@ -284,7 +287,7 @@ class DurableRuntime:
                 "(DBOS runs one runtime per process)"
             )
         config: DBOSConfig = {
-            "name": "agentry",
+            "name": APP_NAME,
             "system_database_url": self.database_url,
             "serializer": JSONSerializer(),
             "log_level": os.environ.get("AGENTRY_DURABLE_LOG_LEVEL", "WARNING"),
@@ -424,7 +427,9 @@ class DurableRuntime:
         """The DBOS client this runtime reads and answers runs with (works unlaunched)."""
         if self._client_instance is None:
             self._client_instance = DBOSClient(
-                system_database_url=self.database_url, serializer=JSONSerializer()
+                system_database_url=self.database_url,
+                serializer=JSONSerializer(),
+                application_name=APP_NAME,
             )
         return self._client_instance
 

@@ -106,6 +106,8 @@ class WorkerWatch:
             return [str(row[0]) for row in rows]
 
     def _take_over(self, silent: str) -> None:
+        # DBOS's own recovery of another executor's runs (what its Conductor service calls):
+        # it re-queues them, and the queue's dequeue admits exactly one worker per run.
         handles = DBOS._recover_pending_workflows([silent])  # pyright: ignore[reportPrivateUsage]
         table = self._table
         with self._engine.begin() as connection:
