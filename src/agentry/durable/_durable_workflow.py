@@ -20,8 +20,8 @@ from agentry.durable._recording import StepRecord, record_call
 from agentry.workflows import (
     CheckpointTypeRegistry,
     WorkflowEvent,
+    WorkflowException,
     WorkflowRun,
-    WorkflowRunnerException,
     WorkflowRunState,
 )
 
@@ -150,16 +150,23 @@ async def _drive(
 
     run = WorkflowRun(workflow, registry.decode(message), run_id=run_id, invoker=invoker)
     published: list[str | None] = []
-    while await run.execute(sink=keep_outputs) is not WorkflowRunState.IDLE:
+
+    async def publish_requests() -> None:
+        """Update the run's requests event when the pending requests changed (at once
+        after answers, so that a second answer to a request is refused)."""
+        nonlocal published
         pending = run.pending_requests
         if [r.request_id for r in pending] != published:
             await DBOS.set_event_async(REQUESTS_EVENT, encode_requests(pending, registry))
             published = [r.request_id for r in pending]
+
+    while await run.execute(sink=keep_outputs) is not WorkflowRunState.IDLE:
+        await publish_requests()
         answers = await DBOS.recv_async(RESPONSES_TOPIC, timeout_seconds=ANSWER_WAIT_SECONDS)
         if answers is not None:
             _take_answers(run, cast("dict[str, Any]", answers), registry)
-    if published:
-        await DBOS.set_event_async(REQUESTS_EVENT, [])
+            await publish_requests()
+    await publish_requests()
     return {
         "outputs": [
             {"executor_id": e.executor_id, "data": registry.encode(e.data)} for e in outputs
@@ -167,11 +174,13 @@ async def _drive(
     }
 
 
-def _take_answers(run: WorkflowRun, answers: dict[str, Any], registry: Any) -> None:
+def _take_answers(
+    run: WorkflowRun, answers: dict[str, Any], registry: CheckpointTypeRegistry
+) -> None:
     for request_id, encoded in answers.items():
         try:
             run.answer({request_id: registry.decode(encoded)})
-        except WorkflowRunnerException as error:
+        except WorkflowException as error:
             # The sender checks answers before sending; one that slips through (a second
             # answer racing the first) is dropped, and the run keeps waiting.
             logger.warning("run %s ignored an answer: %s", run.run_id, error)
