@@ -12,6 +12,7 @@ from sqlalchemy.exc import DBAPIError
 from agentry.durable._agent_steps import AgentSteps
 from agentry.durable._durable_workflow import launched_source
 from agentry.durable._errors import DurableRunError
+from agentry.durable._serializer import failure_of
 from agentry.types import AgentResponse
 from agentry.workflows import CheckpointTypeRegistry
 
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
 __all__ = ["AGENT_FUNCTION", "DurableAgentRun", "durable_agent_run"]
 
 AGENT_FUNCTION = "agentry.agent_run"
+_POLL_SECONDS = 0.1
 """The name DBOS knows every durable agent run by."""
 
 
@@ -43,9 +45,16 @@ class DurableAgentRun:
         run_id: The run's id.
     """
 
-    def __init__(self, runtime: DurableRuntime, run_id: str) -> None:
+    def __init__(
+        self,
+        runtime: DurableRuntime,
+        run_id: str,
+        *,
+        handle: WorkflowHandleAsync[Any] | None = None,
+    ) -> None:
         self._runtime = runtime
         self.run_id = run_id
+        self._started = handle  # the run's task, when this process started it
 
     def __repr__(self) -> str:
         return f"DurableAgentRun({self.run_id!r})"
@@ -76,6 +85,14 @@ class DurableAgentRun:
             DurableRunFailedError: The run failed.
             TimeoutError: The run did not finish within `timeout` seconds.
         """
-        handle = await self._handle()
-        value = cast("dict[str, Any]", await asyncio.wait_for(handle.get_result(), timeout))
+        value = cast("dict[str, Any]", await asyncio.wait_for(self._result(), timeout))
         return cast(AgentResponse, CheckpointTypeRegistry().decode(value["response"]))
+
+    async def _result(self) -> Any:
+        if self._started is not None:
+            try:
+                return await self._started.get_result()
+            except Exception as error:  # as a client reading the database would see it
+                raise failure_of(error) from error
+        handle: Any = await self._handle()
+        return await handle.get_result(polling_interval_sec=_POLL_SECONDS)

@@ -10,6 +10,7 @@ from sqlalchemy.exc import DBAPIError
 
 from agentry.durable._durable_workflow import REQUESTS_EVENT, RESPONSES_TOPIC, decode_requests
 from agentry.durable._errors import DurableRunError
+from agentry.durable._serializer import failure_of
 from agentry.workflows import WorkflowEvent, WorkflowRun, WorkflowRunResult, WorkflowRunState
 
 if TYPE_CHECKING:
@@ -33,9 +34,18 @@ class DurableRun:
         run_id: The run's id.
     """
 
-    def __init__(self, runtime: DurableRuntime, run_id: str) -> None:
+    def __init__(
+        self,
+        runtime: DurableRuntime,
+        run_id: str,
+        *,
+        handle: WorkflowHandleAsync[Any] | None = None,
+        workflow: Workflow | None = None,
+    ) -> None:
         self._runtime = runtime
         self.run_id = run_id
+        self._handle = handle  # the run's task, when this process started it
+        self._template = workflow  # the workflow's template, when known
 
     def __repr__(self) -> str:
         return f"DurableRun({self.run_id!r})"
@@ -69,8 +79,11 @@ class DurableRun:
         return str(status.status), str(name), str(signature)
 
     async def _workflow(self) -> Workflow:
-        _, name, signature = await self._describe()
-        return self._runtime.build(name, signature)
+        """The run's workflow template (it checks and encodes values; it never runs)."""
+        if self._template is None:
+            _, name, signature = await self._describe()
+            self._template = self._runtime.template(name, signature)
+        return self._template
 
     async def pending_requests(self) -> list[WorkflowEvent[Any]]:
         """The `request_info` events of the requests the run waits on (empty when none).
@@ -132,13 +145,19 @@ class DurableRun:
             TimeoutError: The run did not finish within `timeout` seconds.
         """
         workflow = await self._workflow()
-        handle: WorkflowHandleAsync[Any] = await self._runtime.client().retrieve_workflow_async(
-            self.run_id
-        )
-        value = cast("dict[str, Any]", await asyncio.wait_for(handle.get_result(), timeout))
+        value = cast("dict[str, Any]", await asyncio.wait_for(self._result(), timeout))
         registry = workflow.type_registry
         events = [
             WorkflowEvent.output(str(o["executor_id"]), registry.decode(o["data"]))
             for o in value["outputs"]
         ]
         return WorkflowRunResult(events, final_state=WorkflowRunState.IDLE)
+
+    async def _result(self) -> Any:
+        if self._handle is not None:
+            try:
+                return await self._handle.get_result()
+            except Exception as error:  # as a client reading the database would see it
+                raise failure_of(error) from error
+        handle: Any = await self._runtime.client().retrieve_workflow_async(self.run_id)
+        return await handle.get_result(polling_interval_sec=_POLL_SECONDS)

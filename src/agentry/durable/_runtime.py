@@ -31,6 +31,8 @@ from agentry.workflows import CheckpointTypeRegistry, Workflow, WorkflowRun
 if TYPE_CHECKING:
     from types import TracebackType
 
+    from dbos import WorkflowHandleAsync
+
     from agentry.agents import Agent
 
 __all__ = ["DATABASE_URL_ENV", "DEFAULT_DATABASE_URL", "DurableRuntime", "WorkflowFactory"]
@@ -53,6 +55,8 @@ class _Registered(NamedTuple):
     factory: WorkflowFactory
     graph_signature: str
     distributed: frozenset[str]
+    template: Workflow
+    """An instance that never runs: for checking and encoding the workflow's values."""
 
 
 def database_url_of(database: str | os.PathLike[str] | None) -> str:
@@ -170,7 +174,7 @@ class DurableRuntime:
                 f"(its executors: {sorted(workflow.executors)})"
             )
         self._factories[workflow.name] = _Registered(
-            factory, workflow.graph_signature, frozenset(distributed)
+            factory, workflow.graph_signature, frozenset(distributed), workflow
         )
         return workflow.name
 
@@ -246,6 +250,18 @@ class DurableRuntime:
         Raises:
             DurableRunError: No such workflow is registered, or its graph changed.
         """
+        return self._registered(workflow_name, graph_signature).factory()
+
+    def template(self, workflow_name: str, graph_signature: str | None = None) -> Workflow:
+        """The instance of a registered workflow that never runs: to check inputs and
+        answers, and to encode and decode the run's values.
+
+        Raises:
+            DurableRunError: No such workflow is registered, or its graph changed.
+        """
+        return self._registered(workflow_name, graph_signature).template
+
+    def _registered(self, workflow_name: str, graph_signature: str | None) -> _Registered:
         known = self._factories.get(workflow_name)
         if known is None:
             raise DurableRunError(
@@ -259,7 +275,7 @@ class DurableRuntime:
                 "(its executors or edges differ from this process's); finish it with a "
                 "worker that runs the version it started with"
             )
-        return known.factory()
+        return known
 
     def distributed_executors(self, workflow_name: str) -> frozenset[str]:
         """The executors of a registered workflow whose calls go through the queue."""
@@ -365,15 +381,15 @@ class DurableRuntime:
             WorkflowRunnerException: The workflow's start executor cannot take `message`.
             WorkflowCheckpointException: `message` holds a type the workflow cannot store.
         """
-        workflow = self.build(workflow_name)
+        workflow = self.template(workflow_name)
         WorkflowRun(workflow, message)  # refuses an input the start executor cannot take
         arguments = (
             workflow_name,
             workflow.graph_signature,
             workflow.type_registry.encode(message),
         )
-        run = await self._start(WORKFLOW_FUNCTION, durable_workflow, arguments, run_id)
-        return DurableRun(self, run)
+        run_id, handle = await self._start(WORKFLOW_FUNCTION, durable_workflow, arguments, run_id)
+        return DurableRun(self, run_id, handle=handle, workflow=workflow)
 
     async def _start(
         self,
@@ -381,22 +397,24 @@ class DurableRuntime:
         function: Callable[..., Coroutine[Any, Any, dict[str, Any]]],
         arguments: tuple[Any, ...],
         run_id: str | None,
-    ) -> str:
-        """Start (launched) or queue (not launched) a DBOS workflow; its id."""
+    ) -> tuple[str, WorkflowHandleAsync[Any] | None]:
+        """Start (launched) or queue (not launched) a DBOS workflow; its id, and the
+        handle to its task when it runs here."""
         if not self._launched:
             options: EnqueueOptions = {"queue_name": RUNS_QUEUE, "workflow_name": function_name}
             if run_id is not None:
                 options["workflow_id"] = run_id
             try:
-                handle: Any = await self.client().enqueue_async(options, *arguments)
+                queued: Any = await self.client().enqueue_async(options, *arguments)
             except DBAPIError as error:
                 raise self.unreadable(error) from error
-        elif run_id is None:
+            return str(queued.get_workflow_id()), None
+        if run_id is None:
             handle = await DBOS.start_workflow_async(function, *arguments)
         else:
             with SetWorkflowID(run_id):
                 handle = await DBOS.start_workflow_async(function, *arguments)
-        return str(handle.get_workflow_id())
+        return handle.get_workflow_id(), handle
 
     async def start_agent(
         self, agent_name: str, messages: AgentRunInputs, *, run_id: str | None = None
@@ -412,8 +430,10 @@ class DurableRuntime:
         """
         self.agent(agent_name)
         encoded = CheckpointTypeRegistry().encode(normalize_messages(messages))
-        run = await self._start(AGENT_FUNCTION, durable_agent_run, (agent_name, encoded), run_id)
-        return DurableAgentRun(self, run)
+        run_id, handle = await self._start(
+            AGENT_FUNCTION, durable_agent_run, (agent_name, encoded), run_id
+        )
+        return DurableAgentRun(self, run_id, handle=handle)
 
     def agent_run(self, run_id: str) -> DurableAgentRun:
         """A handle to an agent run (started by any process on this database)."""

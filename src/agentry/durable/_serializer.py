@@ -16,7 +16,7 @@ from dbos._serialization import Serializer
 from agentry.durable._errors import DurableRunFailedError
 from agentry.workflows import ExecutorFailedException
 
-__all__ = ["SERIALIZER_NAME", "JSONSerializer"]
+__all__ = ["SERIALIZER_NAME", "JSONSerializer", "failure_of"]
 
 SERIALIZER_NAME = "agentry_json"
 _ERROR_KEY = "__agentry_error__"
@@ -66,3 +66,13 @@ def _error_record(error: BaseException) -> dict[str, Any]:
         }
     executor_id = error.executor_id if isinstance(error, ExecutorFailedException) else None
     return {"type": type(error).__name__, "message": str(error), "executor_id": executor_id}
+
+
+def failure_of(error: Exception) -> DurableRunFailedError:
+    """The `DurableRunFailedError` a run that raised `error` reads back as."""
+    if isinstance(error, DurableRunFailedError):
+        return error
+    record = _error_record(error)
+    return DurableRunFailedError(
+        record["message"], error_type=record["type"], executor_id=record["executor_id"]
+    )
