@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 UV := $(VENV)/bin/uv
 comma := ,
-EXTRAS ?= openai,anthropic,azure,local,mcp,a2a,otel
+EXTRAS ?= openai,anthropic,azure,local,mcp,a2a,otel,durable
 STAMP := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 
 # llama.cpp: a lean CPU build (same speed and outputs as the default, a third of the build time).
@@ -28,11 +28,19 @@ LLAMA_SERVER_CMAKE_ARGS := $(if $(shell command -v ninja),-G Ninja) \
 	-DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_APP=OFF \
 	-DLLAMA_BUILD_UI=OFF -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_OPENSSL=OFF
 
-.PHONY: install mcp-servers llama-server demo test lint typecheck unit bench clean
+.PHONY: install mcp-servers llama-server postgres demo durable-demo test lint typecheck unit bench clean
 
 install: $(STAMP)
 
 mcp-servers: $(EVERYTHING_STAMP)
+
+# The tests start their own PostgreSQL server from Debian's binaries (never a system service).
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
+postgres:
+	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { \
+		echo "Installing Debian's postgresql package for the tests."; \
+		$(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq postgresql >/dev/null; }
 
 llama-server: $(LLAMA_SERVER_STAMP)
 
@@ -69,6 +77,10 @@ endif
 demo: install
 	$(PY) examples/demo.py
 
+# A durable workflow on the embedded SQLite default: its worker is killed, the next finishes it.
+durable-demo: install
+	$(PY) examples/durable/crash_and_resume.py
+
 lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
@@ -76,7 +88,7 @@ lint: install
 typecheck: install
 	$(VENV)/bin/basedpyright
 
-unit: install mcp-servers llama-server
+unit: install mcp-servers llama-server postgres
 	$(VENV)/bin/pytest
 
 test: lint typecheck unit

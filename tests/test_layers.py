@@ -61,6 +61,7 @@ FLOORS: list[set[str]] = [
     {"agents", "openai", "anthropic", "local"},
     {"azure", "foundry"},  # agentry.azure is the lazy entry point of both
     {"workflows"},
+    {"durable"},
     {"orchestrations", "a2a"},
     {"cli"},
 ]

@@ -15,6 +15,9 @@ OPTIONAL = (
     "sqlalchemy",
     "pydantic",
     "uvicorn",
+    "dbos",
+    "psycopg",
+    "asyncpg",
 )
 
 

@@ -21,6 +21,10 @@ JSON_BOUNDARY = (
     "types/_validation.py",
     # Checkpoint encoding: arbitrary user values to and from stored JSON.
     "workflows/_encoding.py",
+    # Durable records: a handler call's effects as the plain JSON the engine stores, and
+    # the engine's JSON-only serializer.
+    "durable/_recording.py",
+    "durable/_serializer.py",
     # Recorded provider exchanges replayed from JSON files.
     "testing/",
 )

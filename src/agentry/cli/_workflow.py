@@ -1,4 +1,7 @@
-"""`agentry workflow graph MODULE:OBJECT`: draw a workflow as Mermaid or Graphviz DOT."""
+"""`agentry workflow graph MODULE:OBJECT`: draw a workflow as Mermaid or Graphviz DOT.
+
+The durable runs' actions (`status`, `send-response`) are in `_durable`.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from agentry.cli._durable import add_workflow_actions
 from agentry.cli._errors import CliError
 from agentry.targets import load_target
 
@@ -32,6 +36,7 @@ def add_parser(commands: Any, parents: list[argparse.ArgumentParser]) -> None:
     )
     graph.add_argument("--output", "-o", metavar="FILE", help="write to FILE instead of stdout")
     graph.set_defaults(handler=_graph)
+    add_workflow_actions(actions, parents)
 
 
 def _graph(arguments: argparse.Namespace) -> int:

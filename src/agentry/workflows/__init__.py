@@ -30,7 +30,7 @@ from agentry.workflows._checkpoint import (
     InMemoryCheckpointStorage,
     WorkflowCheckpoint,
 )
-from agentry.workflows._context import WorkflowContext
+from agentry.workflows._context import RunHooks, WorkflowContext
 from agentry.workflows._edges import (
     Case,
     Default,
@@ -44,7 +44,7 @@ from agentry.workflows._edges import (
     SwitchCaseEdgeGroupCase,
     SwitchCaseEdgeGroupDefault,
 )
-from agentry.workflows._encoding import register_checkpoint_type
+from agentry.workflows._encoding import CheckpointTypeRegistry, register_checkpoint_type
 from agentry.workflows._errors import (
     EdgeDuplicationError,
     ExecutorFailedException,
@@ -66,6 +66,7 @@ from agentry.workflows._executor import Executor
 from agentry.workflows._file_checkpoint import FileCheckpointStorage
 from agentry.workflows._function_executor import FunctionExecutor, executor
 from agentry.workflows._handlers import handler, response_handler
+from agentry.workflows._invocation import ExecutorInvoker, Invocation
 from agentry.workflows._result import WorkflowRunResult
 from agentry.workflows._sql_checkpoint import SQLCheckpointStorage
 from agentry.workflows._sqlite_checkpoint import SQLiteCheckpointStorage
@@ -74,6 +75,7 @@ from agentry.workflows._validation import validate_workflow_graph
 from agentry.workflows._viz import WorkflowViz
 from agentry.workflows._workflow import DEFAULT_MAX_ITERATIONS, Workflow
 from agentry.workflows._workflow_agent import WorkflowAgent
+from agentry.workflows._workflow_run import WorkflowRun
 
 __all__ = [
     "DEFAULT_MAX_ITERATIONS",
@@ -82,6 +84,7 @@ __all__ = [
     "AgentExecutorResponse",
     "Case",
     "CheckpointStorage",
+    "CheckpointTypeRegistry",
     "Default",
     "Edge",
     "EdgeCondition",
@@ -89,12 +92,15 @@ __all__ = [
     "EdgeGroup",
     "Executor",
     "ExecutorFailedException",
+    "ExecutorInvoker",
     "FanInEdgeGroup",
     "FanOutEdgeGroup",
     "FileCheckpointStorage",
     "FunctionExecutor",
     "GraphConnectivityError",
     "InMemoryCheckpointStorage",
+    "Invocation",
+    "RunHooks",
     "SQLCheckpointStorage",
     "SQLiteCheckpointStorage",
     "SingleEdgeGroup",
@@ -114,6 +120,7 @@ __all__ = [
     "WorkflowEventType",
     "WorkflowException",
     "WorkflowExecutor",
+    "WorkflowRun",
     "WorkflowRunResult",
     "WorkflowRunState",
     "WorkflowRunnerException",

@@ -16,10 +16,23 @@ WorkflowOutT = TypeVar("WorkflowOutT", contravariant=True, default=Never)
 
 
 class RunHooks(Protocol):
-    """The part of a running workflow that contexts talk to (implemented by the runner)."""
+    """The part of a running workflow that contexts talk to (implemented by the runner).
+
+    An `ExecutorInvoker` implements it too, to record what a handler does.
+    """
 
     streaming: bool
     state: dict[str, Any]
+
+    @property
+    def run_id(self) -> str:
+        """The run's id."""
+        ...
+
+    @property
+    def iteration(self) -> int:
+        """The number of the superstep under way."""
+        ...
 
     def emit(self, event: WorkflowEvent[Any]) -> None: ...
 
@@ -47,7 +60,7 @@ class WorkflowContext(Generic[OutT, WorkflowOutT]):
         ...     await ctx.yield_output(text.upper())
     """
 
-    __slots__ = ("_executor_id", "_outbox", "_run", "_source")
+    __slots__ = ("_executor_id", "_index", "_outbox", "_run", "_source")
 
     def __init__(
         self,
@@ -55,11 +68,14 @@ class WorkflowContext(Generic[OutT, WorkflowOutT]):
         executor_id: str,
         source: str | tuple[str, ...],
         outbox: list[tuple[Any, str | None]],
+        *,
+        index: int = 0,
     ) -> None:
         self._run = run
         self._executor_id = executor_id
         self._source = source
         self._outbox = outbox
+        self._index = index
 
     @property
     def run_hooks(self) -> RunHooks:
@@ -77,6 +93,21 @@ class WorkflowContext(Generic[OutT, WorkflowOutT]):
         """Who sent the message: one id, or every source of a fan-in."""
         source = self._source
         return [source] if isinstance(source, str) else list(source)
+
+    @property
+    def idempotency_key(self) -> str:
+        """A key unique to this handler call in this run, the same each time the call runs
+        again: after a resume from a checkpoint, or when a durable run recovers a step
+        that was under way when its process died.
+
+        Pass it to outside systems (a payment API's idempotency key, a unique column) so
+        that a write made by a handler that runs again happens once. It reads
+        `run id/superstep/executor id/index`.
+        """
+        from agentry.workflows._invocation import idempotency_key
+
+        run = self._run
+        return idempotency_key(run.run_id, run.iteration, self._executor_id, self._index)
 
     @property
     def is_streaming(self) -> bool:

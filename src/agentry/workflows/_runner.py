@@ -29,6 +29,7 @@ from agentry.workflows._events import (
     quick_event,
 )
 from agentry.workflows._executor import Executor
+from agentry.workflows._invocation import Invocation, deliver
 from agentry.workflows._run_state import (
     RESPONSE_SOURCE,
     PendingRequest,
@@ -39,9 +40,10 @@ from agentry.workflows._typing import compile_matcher, type_name
 
 if TYPE_CHECKING:
     from agentry.workflows._checkpoint import CheckpointStorage
+    from agentry.workflows._invocation import ExecutorInvoker
     from agentry.workflows._workflow import Workflow
 
-__all__ = ["Runner", "apply_responses"]
+__all__ = ["Runner", "apply_responses", "check_answer"]
 
 EventSink = Callable[[WorkflowEvent[Any]], None]
 
@@ -57,6 +59,8 @@ class Runner:
         "_executors",
         "_failures",
         "_holding",
+        "_invoker",
+        "_planned",
         "_routers",
         "_sink",
         "_storage",
@@ -74,8 +78,10 @@ class Runner:
         sink: EventSink,
         streaming: bool,
         storage: CheckpointStorage | None,
+        invoker: ExecutorInvoker | None = None,
     ) -> None:
         self._workflow = workflow
+        self._invoker = invoker
         self.run = run
         self.state = run.state
         self.streaming = streaming
@@ -85,8 +91,19 @@ class Runner:
         self._routers = workflow.routers
         self._holding = workflow.holding_routers
         self._failures: list[tuple[str, Exception]] = []
+        self._planned: dict[str, list[Invocation]] = {}
 
     # region RunHooks (called by WorkflowContext)
+
+    @property
+    def run_id(self) -> str:
+        """The run's id."""
+        return self.run.run_id
+
+    @property
+    def iteration(self) -> int:
+        """The number of the superstep under way."""
+        return self.run.iteration
 
     def emit(self, event: WorkflowEvent[Any]) -> None:
         """Report an event to the caller."""
@@ -194,6 +211,9 @@ class Runner:
         run.inbox = {}
         executors = self._executors
         execute = self._execute_observed
+        if self._invoker is not None:
+            self._planned = self._plan_invocations(inbox)
+            self._invoker.begin_superstep([i for p in self._planned.values() for i in p], self)
         if len(inbox) == 1:
             ((executor_id, deliveries),) = inbox.items()
             outbox: list[tuple[object, str | None]] = []
@@ -228,26 +248,21 @@ class Runner:
         """Handle an executor's messages in order; a failure stops it and is recorded."""
         sink = self._sink
         executor_id = executor.id
-        for message, source, entry in deliveries:
+        invoker = self._invoker
+        planned = self._planned.get(executor_id) if invoker is not None else None
+        for index, (message, source, entry) in enumerate(deliveries):
             sink(quick_event("executor_invoked", message, executor_id, None))
-            ctx: WorkflowContext[object, object] = WorkflowContext(
-                self, executor_id, source, outbox
-            )
             try:
-                if entry is not None:
-                    result = await entry.call(message, ctx)
-                elif isinstance(message, ResponseDelivery):
-                    await executor.deliver_response(message, ctx)
-                    result = None
+                if invoker is not None and planned is not None:
+                    result = await invoker.invoke(planned[index], self, outbox)
                 else:
-                    found = executor.find_handler(message)
-                    if found is None:
-                        raise WorkflowRunnerException(
-                            f"executor {executor_id!r} has no handler for a "
-                            f"{type_name(type(message))} message; it accepts "
-                            f"{[type_name(t) for t in executor.input_types]}"
-                        )
-                    result = await found.call(message, ctx)
+                    ctx: WorkflowContext[object, object] = WorkflowContext(
+                        self, executor_id, source, outbox, index=index
+                    )
+                    if entry is not None:
+                        result = await entry.call(message, ctx)
+                    else:
+                        result = await deliver(executor, message, ctx)
                 if result is not None:
                     outbox.append((result, None))
             except Exception as error:
@@ -256,6 +271,25 @@ class Runner:
                 self._failures.append((executor_id, error))
                 return
             sink(quick_event("executor_completed", None, executor_id, None))
+
+    def _plan_invocations(self, inbox: Inbox) -> dict[str, list[Invocation]]:
+        """Every invocation of a superstep, by executor, in a fixed order."""
+        run, executors = self.run, self._executors
+        return {
+            executor_id: [
+                Invocation(
+                    executors[executor_id],
+                    message,
+                    source,
+                    run_id=run.run_id,
+                    iteration=run.iteration,
+                    index=index,
+                    entry=entry,
+                )
+                for index, (message, source, entry) in enumerate(deliveries)
+            ]
+            for executor_id, deliveries in inbox.items()
+        }
 
     def _execute_observed(
         self,
@@ -322,12 +356,17 @@ def apply_responses(run: RunState, responses: Mapping[str, object]) -> None:
                 f"no pending request has id {request_id!r}; pending requests: "
                 f"{sorted(pending) or 'none'}"
             )
-        if not compile_matcher(request.response_type).matches(answer):
-            raise WorkflowRunnerException(
-                f"the answer to request {request_id!r} must be a "
-                f"{type_name(request.response_type)}, not a {type_name(type(answer))}"
-            )
+        check_answer(request_id, request.response_type, answer)
     for request_id, answer in responses.items():
         request = pending.pop(request_id)
         delivery = (ResponseDelivery(request, answer), RESPONSE_SOURCE, None)
         run.inbox.setdefault(request.source_executor_id, []).append(delivery)
+
+
+def check_answer(request_id: str, response_type: Any, answer: Any) -> None:
+    """Raise `WorkflowRunnerException` unless `answer` has the type the request asks for."""
+    if not compile_matcher(response_type).matches(answer):
+        raise WorkflowRunnerException(
+            f"the answer to request {request_id!r} must be a "
+            f"{type_name(response_type)}, not a {type_name(type(answer))}"
+        )

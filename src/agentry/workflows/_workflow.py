@@ -109,6 +109,12 @@ class Workflow:
         return list(self.executors.values())
 
     @property
+    def type_registry(self) -> CheckpointTypeRegistry:
+        """The types this workflow's values may have in checkpoints and durable records,
+        and the codec between them and plain JSON (`encode`, `decode`)."""
+        return self.checkpoint_registry
+
+    @property
     def input_types(self) -> list[Any]:
         """The input types the workflow accepts (its start executor's)."""
         return self.get_start_executor().input_types

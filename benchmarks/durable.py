@@ -1,0 +1,148 @@
+"""Durable workflow benchmark: agentry's cost per durable step over DBOS's own.
+
+The same work both ways, on one launched DBOS (a SQLite file by default, or the database
+`$AGENTRY_BENCH_DURABLE_URL` names):
+
+- agentry: a durable workflow run of a chain of 10 executors, each adding one (10 handler
+  calls, each one recorded DBOS step);
+- DBOS: a DBOS workflow awaiting 10 DBOS steps in turn, each adding one.
+
+Both include starting the run and waiting for its result. agentry's overhead per step is
+(agentry time - DBOS time) / 10; the target is under 10% of DBOS's own time per step.
+Run with `python -m benchmarks.durable`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from dbos import DBOS
+
+from agentry.durable import DurableRuntime
+from agentry.workflows import FunctionExecutor, Workflow, WorkflowBuilder, WorkflowContext, executor
+
+__all__ = ["DurableMeasurement", "main", "measure", "report"]
+
+STEPS = 10
+DATABASE_ENV = "AGENTRY_BENCH_DURABLE_URL"
+
+
+@dataclass
+class DurableMeasurement:
+    """Seconds per run of the agentry durable workflow and of the bare DBOS workflow."""
+
+    database: str
+    agentry_seconds: float
+    dbos_seconds: float
+
+    @property
+    def ratio(self) -> float:
+        """agentry time over DBOS time."""
+        return self.agentry_seconds / self.dbos_seconds
+
+    @property
+    def overhead_us_per_step(self) -> float:
+        """What agentry adds to each step, in microseconds."""
+        return (self.agentry_seconds - self.dbos_seconds) / STEPS * 1e6
+
+
+def build_chain() -> Workflow:
+    """Ten executors in a line, each adding one; the last yields the result."""
+    steps: list[FunctionExecutor] = []
+    for index in range(STEPS - 1):
+
+        async def step(n: int, ctx: WorkflowContext[int]) -> None:
+            await ctx.send_message(n + 1)
+
+        steps.append(executor(step, id=f"step{index}"))
+
+    async def last(n: int, ctx: WorkflowContext[None, int]) -> None:
+        await ctx.yield_output(n + 1)
+
+    steps.append(executor(last, id="last"))
+    return WorkflowBuilder(name="bench-chain", start_executor=steps[0]).add_chain(steps).build()
+
+
+async def _add_one(value: int) -> int:
+    return value + 1
+
+
+@DBOS.workflow(name="agentry.bench.dbos_chain")
+async def dbos_chain(value: int) -> int:
+    """The same ten steps as bare DBOS steps."""
+    for _ in range(STEPS):
+        value = await DBOS.run_step_async({"name": "bench.add_one"}, _add_one, value)
+    return value
+
+
+async def _time_runs(runs: int, repeats: int, run_once: object) -> float:
+    async def one() -> None:
+        await run_once()  # type: ignore[operator]
+
+    for _ in range(3):  # warm up
+        await one()
+    best = float("inf")
+    for _ in range(repeats):
+        started = time.perf_counter()
+        for _ in range(runs):
+            await one()
+        best = min(best, (time.perf_counter() - started) / runs)
+    return best
+
+
+async def _measure(database: str, runs: int, repeats: int) -> DurableMeasurement:
+    runtime = DurableRuntime(database, takeover_after=None)
+    runtime.register(build_chain)
+    async with runtime:
+
+        async def agentry_run() -> None:
+            run = await runtime.start("bench-chain", 0)
+            outputs = (await run.result()).get_outputs()
+            assert outputs == [STEPS], outputs
+
+        async def dbos_run() -> None:
+            handle = await DBOS.start_workflow_async(dbos_chain, 0)
+            assert await handle.get_result() == STEPS
+
+        agentry_seconds = await _time_runs(runs, repeats, agentry_run)
+        dbos_seconds = await _time_runs(runs, repeats, dbos_run)
+    return DurableMeasurement(runtime.safe_database_url, agentry_seconds, dbos_seconds)
+
+
+def measure(runs: int = 50, repeats: int = 5, database: str | None = None) -> DurableMeasurement:
+    """Time both workflows (best round of `repeats`, `runs` runs each)."""
+    database = database or os.environ.get(DATABASE_ENV)
+    if database is not None:
+        return asyncio.run(_measure(database, runs, repeats))
+    with tempfile.TemporaryDirectory() as directory:
+        return asyncio.run(_measure(str(Path(directory) / "bench.sqlite"), runs, repeats))
+
+
+def report(measurement: DurableMeasurement) -> str:
+    """The figures, on one line."""
+    m = measurement
+    per_step = m.dbos_seconds / STEPS * 1e6
+    return (
+        f"durable step ({m.database.split(':', 1)[0]}): agentry {m.agentry_seconds * 1e3:7.2f} "
+        f"ms/run   DBOS {m.dbos_seconds * 1e3:7.2f} ms/run   ratio {m.ratio:5.2f}x   "
+        f"overhead {m.overhead_us_per_step:7.1f} us/step ({m.overhead_us_per_step / per_step:.0%} "
+        "of DBOS's step; target < 10%)"
+    )
+
+
+def main() -> None:
+    """Print the durable benchmark."""
+    quick = "--quick" in sys.argv
+    measurement = measure(runs=5, repeats=2) if quick else measure()
+    print("durable workflow: 10 handler calls vs 10 bare DBOS steps")
+    print(report(measurement))
+
+
+if __name__ == "__main__":
+    main()
