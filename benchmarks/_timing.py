@@ -6,22 +6,44 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable
 
-__all__ = ["best_of", "report"]
+__all__ = ["best_of", "best_of_both", "report"]
+
+MakeRun = Callable[[], Awaitable[None]]
 
 
-def best_of(repeats: int, iterations: int, make_run: Callable[[], Awaitable[None]]) -> float:
+async def _round(iterations: int, make_run: MakeRun) -> float:
+    started = time.perf_counter()
+    for _ in range(iterations):
+        await make_run()
+    return (time.perf_counter() - started) / iterations
+
+
+def best_of(repeats: int, iterations: int, make_run: MakeRun) -> float:
     """The best mean time, in seconds, of one awaited run over `repeats` rounds."""
-
-    async def round_() -> float:
-        started = time.perf_counter()
-        for _ in range(iterations):
-            await make_run()
-        return (time.perf_counter() - started) / iterations
 
     async def all_rounds() -> float:
         for _ in range(3):  # warm up caches, lazily built schemas and imports
             await make_run()
-        return min([await round_() for _ in range(repeats)])
+        return min([await _round(iterations, make_run) for _ in range(repeats)])
+
+    return asyncio.run(all_rounds())
+
+
+def best_of_both(
+    repeats: int, iterations: int, framework: MakeRun, baseline: MakeRun
+) -> tuple[float, float]:
+    """`best_of` for two runs whose rounds alternate, so that both meet the same load on
+    a shared machine and their ratio is measured in one run; (framework, baseline)."""
+
+    async def all_rounds() -> tuple[float, float]:
+        for _ in range(3):
+            await framework()
+            await baseline()
+        best_framework = best_baseline = float("inf")
+        for _ in range(repeats):
+            best_framework = min(best_framework, await _round(iterations, framework))
+            best_baseline = min(best_baseline, await _round(iterations, baseline))
+        return best_framework, best_baseline
 
     return asyncio.run(all_rounds())
 

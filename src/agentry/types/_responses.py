@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, cast
 from typing_extensions import TypedDict
 
 from agentry.errors import StructuredOutputError
-from agentry.types._content import Content, UsageDetails, add_usage_details
+from agentry.types._content import Content, UsageDetails, add_usage_details, extend_content
 from agentry.types._message import Message, StoredMessage, message_from_stored
 from agentry.types._serialization import SerializationMixin
 from agentry.types._updates import (
@@ -308,6 +308,7 @@ def _fold(
     (the common ones and `extra_fields`)."""
     messages = response.messages
     current: Message | None = None
+    merged: Content | None = None  # the fold's own copy of the last content, extended in place
     for update in updates:
         role = update.role
         message_id = update.message_id
@@ -335,7 +336,10 @@ def _fold(
                     response.usage_details, content.usage_details
                 )
             elif contents and contents[-1].can_merge(content):
-                contents[-1] = contents[-1].merge(content)
+                last = contents[-1]
+                if last is not merged:
+                    last = merged = contents[-1] = last.copy()
+                extend_content(last, content)
             else:
                 contents.append(content)
         if update.response_id is not None:
