@@ -65,13 +65,15 @@ def _parse_with_schema(text: str, schema: Mapping[str, object]) -> object:
 
     validator_class = validators.validator_for(schema)  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
     validator = cast("_SchemaValidator", validator_class(schema))
-    problems = [
-        f"{'.'.join(str(part) for part in problem.absolute_path) or 'value'}: {problem.message}"
-        for problem in validator.iter_errors(value)
-    ]
+    problems = [_schema_problem(problem) for problem in validator.iter_errors(value)]
     if problems:
         raise _invalid(text, "does not match the JSON schema", problems)
     return value
+
+
+def _schema_problem(problem: _SchemaProblem) -> str:
+    where = ".".join(str(part) for part in problem.absolute_path)
+    return f"{where}: {problem.message}" if where else problem.message
 
 
 def _pydantic_problems(error: ValidationError) -> list[str]:
