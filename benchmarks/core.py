@@ -11,12 +11,21 @@ import json
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
-from agentry import Agent, ChatResponseUpdate, FunctionTool, tool
+from agentry import (
+    Agent,
+    AgentSession,
+    ChatResponseUpdate,
+    FunctionTool,
+    InMemoryHistoryProvider,
+    UsageDetails,
+    UsageLimits,
+    tool,
+)
 from agentry.clients.scripted import ScriptedChatClient
-from benchmarks._timing import best_of, report
+from benchmarks._timing import best_of, best_of_interleaved, report
 
 __all__ = ["main"]
 
@@ -85,6 +94,51 @@ def bench_plain_run() -> None:
         await agent.run("Hi")
 
     report("run without tools", best_of(5, 2000, run), best_of(5, 2000, _bare_plain_run))
+
+
+def bench_usage_limits() -> None:
+    """A plain run with every usage limit set, per run and per session, against the same run
+    without limits (rounds in turn): the cost of counting usage and checking it when no
+    limit is reached."""
+    limits = UsageLimits(
+        requests=10**9,
+        tool_calls=10**9,
+        input_tokens=10**12,
+        output_tokens=10**12,
+        total_tokens=10**12,
+    )
+    usage: UsageDetails = {
+        "input_token_count": 12,
+        "output_token_count": 4,
+        "total_token_count": 16,
+    }
+
+    def make_run(agent: Agent, client: ScriptedChatClient) -> Callable[[], Awaitable[None]]:
+        session = AgentSession()
+        answer = ScriptedChatClient.reply("It is sunny.", usage_details=usage)
+        history = InMemoryHistoryProvider.DEFAULT_SOURCE_ID or ""
+
+        async def run() -> None:
+            client.add(answer)
+            await agent.run("Hi", session=session)
+            client.calls.clear()
+            session.state.pop(history, None)  # every run starts a fresh conversation
+
+        return run
+
+    plain_client, limited_client = ScriptedChatClient(), ScriptedChatClient()
+    limited = Agent(client=limited_client, usage_limits=limits, session_usage_limits=limits)
+    best = best_of_interleaved(
+        15,
+        500,
+        {
+            "without": make_run(Agent(client=plain_client), plain_client),
+            "with": make_run(limited, limited_client),
+        },
+    )
+    report("run with usage limits", best["with"], best["without"], target="(bare: no limits)")
+    cost = best["with"] - best["without"]
+    print(f"{'':<34} cost of the limits per run {cost * 1e6:6.2f} us   (target: < 2 us)")
 
 
 def _time_tool_round_trip(weather_tool: FunctionTool) -> float:
@@ -207,6 +261,7 @@ def main() -> None:
     """Run the core benchmarks and print one line each."""
     print("== core agent (scripted model that answers instantly) ==")
     bench_plain_run()
+    bench_usage_limits()
     bench_tool_round_trip()
     bench_stream()
     bench_concurrent_tool_runs()

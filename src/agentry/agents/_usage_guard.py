@@ -18,10 +18,6 @@ __all__ = ["SESSION_USAGE_KEY", "UsageGuard"]
 SESSION_USAGE_KEY = "agentry.usage"
 """The key of a session's state under which the usage of its limited runs is kept."""
 
-_TOKEN_KEYS = (
-    ("input_tokens", "input_token_count"),
-    ("output_tokens", "output_token_count"),
-)
 _UNITS = {
     "requests": "model requests",
     "tool_calls": "tool calls",
@@ -36,9 +32,10 @@ class UsageGuard:
 
     With session limits, the session's counts live in `state[SESSION_USAGE_KEY]` (plain
     JSON, so they survive the session's serialization) and grow with every response.
+    The checks are written out, without helper calls: they run around every model call.
     """
 
-    __slots__ = ("_run_limits", "_session", "_session_limits", "usage")
+    __slots__ = ("_counts", "_scopes", "usage")
 
     def __init__(
         self,
@@ -46,69 +43,72 @@ class UsageGuard:
         session_limits: UsageLimits | None,
         state: MutableMapping[str, object],
     ) -> None:
-        self.usage = dict.fromkeys(_UNITS, 0)
-        self._run_limits = limits.items() if limits is not None else []
-        self._session_limits = session_limits.items() if session_limits is not None else []
-        self._session: dict[str, int] | None = None
-        if self._session_limits:
-            stored = state.get(SESSION_USAGE_KEY)
-            counts = dict.fromkeys(_UNITS, 0)
-            if isinstance(stored, Mapping):
-                for name, value in cast("Mapping[str, object]", stored).items():
-                    if name in counts and isinstance(value, int):
-                        counts[name] = value
-            state[SESSION_USAGE_KEY] = self._session = counts
+        self.usage = {
+            "requests": 0,
+            "tool_calls": 0,
+            "input_tokens": 0,
+            "output_tokens": 0,
+            "total_tokens": 0,
+        }
+        scopes: list[tuple[str, UsageLimits, dict[str, int]]] = []
+        if limits is not None:
+            scopes.append(("run", limits, self.usage))
+        counts = [self.usage]
+        if session_limits is not None:
+            session_counts = _session_counts(state)
+            scopes.append(("session", session_limits, session_counts))
+            counts.append(session_counts)
+        self._scopes = scopes
+        self._counts = counts
 
     def before_request(self) -> None:
         """Raise if one more model request would break a limit: the request limit, or a
         token limit the tokens already spent have reached."""
-        for name, value in self._run_limits:
-            self._check_before(name, value, self.usage, "run")
-        if self._session is not None:
-            for name, value in self._session_limits:
-                self._check_before(name, value, self._session, "session")
+        for scope, limits, counts in self._scopes:
+            for name, value in limits.items():
+                if counts[name] >= value and name != "tool_calls":
+                    raise _exceeded(name, value, scope, counts, asked=1)
 
     def before_tool_calls(self, count: int) -> None:
         """Raise if running `count` more tool calls would break a tool-call limit."""
-        for scope, limits, usage in self._scopes():
-            for name, value in limits:
-                if name == "tool_calls" and usage[name] + count > value:
-                    raise _exceeded(name, value, scope, usage, asked=count)
-        self._add("tool_calls", count)
+        for scope, limits, counts in self._scopes:
+            value = limits.tool_calls
+            if value is not None and counts["tool_calls"] + count > value:
+                raise _exceeded("tool_calls", value, scope, counts, asked=count)
+        for counts in self._counts:
+            counts["tool_calls"] += count
 
     def after_response(self, usage_details: UsageDetails | None) -> None:
-        """Count one response; raise if its tokens went past a token limit."""
-        self._add("requests", 1)
-        if not usage_details:
-            return
-        spent = 0
-        for name, key in _TOKEN_KEYS:
-            tokens = usage_details.get(key) or 0
-            self._add(name, tokens)
-            spent += tokens
-        self._add("total_tokens", usage_details.get("total_token_count") or spent)
-        for scope, limits, usage in self._scopes():
-            for name, value in limits:
-                if name.endswith("_tokens") and usage[name] > value:
-                    raise _exceeded(name, value, scope, usage)
+        """Count one response; raise if its tokens went past a token limit (request and
+        tool-call counts never pass theirs: they are checked before)."""
+        input_tokens = output_tokens = total_tokens = 0
+        if usage_details:
+            input_tokens = usage_details.get("input_token_count") or 0
+            output_tokens = usage_details.get("output_token_count") or 0
+            total_tokens = usage_details.get("total_token_count") or input_tokens + output_tokens
+        for counts in self._counts:
+            counts["requests"] += 1
+            counts["input_tokens"] += input_tokens
+            counts["output_tokens"] += output_tokens
+            counts["total_tokens"] += total_tokens
+        for scope, limits, counts in self._scopes:
+            for name, value in limits.items():
+                if counts[name] > value:
+                    raise _exceeded(name, value, scope, counts)
 
-    def _check_before(self, name: str, value: int, usage: dict[str, int], scope: str) -> None:
-        if name == "requests":
-            if usage[name] + 1 > value:
-                raise _exceeded(name, value, scope, usage, asked=1)
-        elif name != "tool_calls" and usage[name] >= value:
-            raise _exceeded(name, value, scope, usage, asked=1)
 
-    def _add(self, name: str, amount: int) -> None:
-        self.usage[name] += amount
-        if self._session is not None:
-            self._session[name] += amount
-
-    def _scopes(self) -> list[tuple[str, list[tuple[str, int]], dict[str, int]]]:
-        scopes = [("run", self._run_limits, self.usage)]
-        if self._session is not None:
-            scopes.append(("session", self._session_limits, self._session))
-        return scopes
+def _session_counts(state: MutableMapping[str, object]) -> dict[str, int]:
+    """The session's counts, kept in its state (anything malformed there counts as 0)."""
+    stored = state.get(SESSION_USAGE_KEY)
+    if type(stored) is dict and stored.keys() == _UNITS.keys():
+        return cast("dict[str, int]", stored)  # written here, as ints
+    fresh = dict.fromkeys(_UNITS, 0)
+    if isinstance(stored, Mapping):
+        for name, value in cast("Mapping[str, object]", stored).items():
+            if name in fresh and type(value) is int:
+                fresh[name] = value
+    state[SESSION_USAGE_KEY] = fresh
+    return fresh
 
 
 def _exceeded(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field
 
 __all__ = ["USAGE_NAMES", "UsageLimits"]
 
@@ -30,7 +30,7 @@ class UsageLimits:
 
     Example:
         >>> UsageLimits(requests=5, total_tokens=20_000).items()
-        [('requests', 5), ('total_tokens', 20000)]
+        (('requests', 5), ('total_tokens', 20000))
     """
 
     requests: int | None = None
@@ -38,22 +38,26 @@ class UsageLimits:
     input_tokens: int | None = None
     output_tokens: int | None = None
     total_tokens: int | None = None
+    _set: tuple[tuple[str, int], ...] = field(init=False, repr=False, compare=False, default=())
 
     def __post_init__(self) -> None:
-        for field in fields(self):
-            value: object = getattr(self, field.name)
+        limits: list[tuple[str, int]] = []
+        for name in USAGE_NAMES:
+            value: object = getattr(self, name)
             if value is None:
                 continue
             if not isinstance(value, int) or isinstance(value, bool):
                 raise TypeError(
-                    f"UsageLimits({field.name}=...) must be an integer or None, not {value!r}"
+                    f"UsageLimits({name}=...) must be an integer or None, not {value!r}"
                 )
             if value < 0:
                 raise ValueError(
-                    f"UsageLimits({field.name}={value}) is negative; give 0 or more, or None "
-                    "for no limit"
+                    f"UsageLimits({name}={value}) is negative; give 0 or more, or None for no limit"
                 )
+            limits.append((name, value))
+        # Worked out once: a run's checks go through the limits that are set, and no others.
+        object.__setattr__(self, "_set", tuple(limits))
 
-    def items(self) -> list[tuple[str, int]]:
+    def items(self) -> tuple[tuple[str, int], ...]:
         """The limits that are set, as (name, value) pairs."""
-        return [(name, value) for name in USAGE_NAMES if (value := getattr(self, name)) is not None]
+        return self._set
