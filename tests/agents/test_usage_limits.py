@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 from pydantic import BaseModel
 
-from agentry import Agent, AgentResponse, AgentSession, UsageLimits, tool
+from agentry import Agent, AgentResponse, AgentSession, BaseChatClient, UsageLimits, tool
 from agentry.clients.scripted import ScriptedChatClient
-from agentry.errors import UsageLimitExceeded, UsageLimitExceededError
-from agentry.types import ChatResponse, UsageDetails
+from agentry.errors import ChatClientError, UsageLimitExceeded, UsageLimitExceededError
+from agentry.types import ChatOptions, ChatResponse, Message, UsageDetails, add_usage_details
 
 looked_up: list[str] = []
 
@@ -165,21 +165,66 @@ async def test_a_runs_limits_replace_the_agents() -> None:
     assert response.text == "Sunny."
 
 
-async def test_output_retries_count_as_requests_and_their_tokens_add_up() -> None:
-    class City(BaseModel):
-        name: str
+class City(BaseModel):
+    name: str
 
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_output_retries_count_as_requests_and_their_tokens_add_up(stream: bool) -> None:
     client = ScriptedChatClient(
         [_answer("not JSON"), _answer("still not"), _answer('{"name": "Oslo"}')]
     )
     agent = Agent(client=client, output_retries=5, usage_limits=UsageLimits(requests=2))
 
+    run = (
+        agent.run("Which city?", stream=True, response_format=City)
+        if stream
+        else agent.run("Which city?", response_format=City)
+    )
     with pytest.raises(UsageLimitExceededError) as caught:
-        await agent.run("Which city?", response_format=City)
+        await run
 
     assert caught.value.usage["requests"] == 2
     assert caught.value.usage["input_tokens"] == 20
     assert len(client.calls) == 2
+
+
+class FirstThatAnswers(BaseChatClient):
+    """Tries its clients in order; the response of the one that answers reports the usage
+    of every attempt, as a client that retries or falls back does."""
+
+    def __init__(self, clients: list[ScriptedChatClient]) -> None:
+        super().__init__()
+        self.clients = clients
+
+    async def _inner_get_response(
+        self, *, messages: list[Message], options: ChatOptions
+    ) -> ChatResponse:
+        spent: UsageDetails | None = None
+        for client in self.clients:
+            try:
+                response = await client.get_response(messages, options=options)
+            except ChatClientError as error:
+                spent = add_usage_details(spent, _usage(error.status_code or 0))
+                continue
+            response.usage_details = add_usage_details(spent, response.usage_details)
+            return response
+        raise ChatClientError("every client failed")
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_usage_is_what_the_responses_of_a_composed_client_report(stream: bool) -> None:
+    down = ScriptedChatClient([ChatClientError("overloaded", status_code=7)] * 2)
+    up = ScriptedChatClient([_lookup(tokens=10), _answer(tokens=20)])
+    agent = Agent(client=FirstThatAnswers([down, up]), tools=[get_weather])
+
+    with pytest.raises(UsageLimitExceededError) as caught:
+        await _run(agent, stream=stream, usage_limits=UsageLimits(input_tokens=40))
+
+    # two requests, each with a failed attempt of 7 input tokens before the answer
+    assert caught.value.usage["requests"] == 2
+    assert caught.value.usage["input_tokens"] == 7 + 10 + 7 + 20
+    assert caught.value.usage["output_tokens"] == 5 + 5 + 5 + 5
 
 
 def test_limits_must_be_whole_numbers_of_zero_or_more() -> None:
