@@ -6,7 +6,7 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable, Mapping
 
-__all__ = ["best_of", "best_of_interleaved", "report"]
+__all__ = ["best_of", "report", "rounds_in_turn"]
 
 
 def best_of(repeats: int, iterations: int, make_run: Callable[[], Awaitable[None]]) -> float:
@@ -26,11 +26,12 @@ def best_of(repeats: int, iterations: int, make_run: Callable[[], Awaitable[None
     return asyncio.run(all_rounds())
 
 
-def best_of_interleaved(
+def rounds_in_turn(
     repeats: int, iterations: int, make_runs: Mapping[str, Callable[[], Awaitable[None]]]
-) -> dict[str, float]:
-    """The best mean time, in seconds, of one awaited run of each of `make_runs`, their
-    rounds taken in turn so that a busy machine slows them alike."""
+) -> dict[str, list[float]]:
+    """The mean time, in seconds, of one awaited run of each of `make_runs` in each of
+    `repeats` rounds, the rounds of the runs taken in turn so that a busy machine slows
+    neighbouring rounds alike (compare them round by round)."""
 
     async def round_(make_run: Callable[[], Awaitable[None]]) -> float:
         started = time.perf_counter()
@@ -38,15 +39,15 @@ def best_of_interleaved(
             await make_run()
         return (time.perf_counter() - started) / iterations
 
-    async def all_rounds() -> dict[str, float]:
+    async def all_rounds() -> dict[str, list[float]]:
         for make_run in make_runs.values():
             for _ in range(3):
                 await make_run()
-        best = dict.fromkeys(make_runs, float("inf"))
+        times: dict[str, list[float]] = {name: [] for name in make_runs}
         for _ in range(repeats):
             for name, make_run in make_runs.items():
-                best[name] = min(best[name], await round_(make_run))
-        return best
+                times[name].append(await round_(make_run))
+        return times
 
     return asyncio.run(all_rounds())
 

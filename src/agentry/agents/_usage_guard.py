@@ -50,13 +50,16 @@ class UsageGuard:
             "output_tokens": 0,
             "total_tokens": 0,
         }
-        scopes: list[tuple[str, UsageLimits, dict[str, int]]] = []
+        # (scope, the limits that are set, the counts they apply to, the tool-call limit)
+        scopes: list[tuple[str, tuple[tuple[str, int], ...], dict[str, int], int | None]] = []
         if limits is not None:
-            scopes.append(("run", limits, self.usage))
+            scopes.append(("run", limits.items(), self.usage, limits.tool_calls))
         counts = [self.usage]
         if session_limits is not None:
             session_counts = _session_counts(state)
-            scopes.append(("session", session_limits, session_counts))
+            scopes.append(
+                ("session", session_limits.items(), session_counts, session_limits.tool_calls)
+            )
             counts.append(session_counts)
         self._scopes = scopes
         self._counts = counts
@@ -64,15 +67,14 @@ class UsageGuard:
     def before_request(self) -> None:
         """Raise if one more model request would break a limit: the request limit, or a
         token limit the tokens already spent have reached."""
-        for scope, limits, counts in self._scopes:
-            for name, value in limits.items():
+        for scope, limits, counts, _ in self._scopes:
+            for name, value in limits:
                 if counts[name] >= value and name != "tool_calls":
                     raise _exceeded(name, value, scope, counts, asked=1)
 
     def before_tool_calls(self, count: int) -> None:
         """Raise if running `count` more tool calls would break a tool-call limit."""
-        for scope, limits, counts in self._scopes:
-            value = limits.tool_calls
+        for scope, _, counts, value in self._scopes:
             if value is not None and counts["tool_calls"] + count > value:
                 raise _exceeded("tool_calls", value, scope, counts, asked=count)
         for counts in self._counts:
@@ -91,8 +93,8 @@ class UsageGuard:
             counts["input_tokens"] += input_tokens
             counts["output_tokens"] += output_tokens
             counts["total_tokens"] += total_tokens
-        for scope, limits, counts in self._scopes:
-            for name, value in limits.items():
+        for scope, limits, counts, _ in self._scopes:
+            for name, value in limits:
                 if counts[name] > value:
                     raise _exceeded(name, value, scope, counts)
 
@@ -101,7 +103,7 @@ def _session_counts(state: MutableMapping[str, object]) -> dict[str, int]:
     """The session's counts, kept in its state (anything malformed there counts as 0)."""
     stored = state.get(SESSION_USAGE_KEY)
     if type(stored) is dict and stored.keys() == _UNITS.keys():
-        return cast("dict[str, int]", stored)  # written here, as ints
+        return stored  # pyright: ignore[reportUnknownVariableType] # written here, as ints
     fresh = dict.fromkeys(_UNITS, 0)
     if isinstance(stored, Mapping):
         for name, value in cast("Mapping[str, object]", stored).items():
