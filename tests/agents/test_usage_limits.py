@@ -232,3 +232,43 @@ def test_limits_must_be_whole_numbers_of_zero_or_more() -> None:
         UsageLimits(requests=-1)
     with pytest.raises(TypeError, match=r"UsageLimits\(total_tokens=...\) must be an integer"):
         UsageLimits(total_tokens=1.5)  # pyright: ignore[reportArgumentType]
+
+
+async def test_malformed_session_counts_are_mended_keeping_what_is_readable() -> None:
+    client = ScriptedChatClient([_answer(tokens=10)])
+    agent = Agent(client=client, session_usage_limits=UsageLimits(requests=1))
+    session = AgentSession()
+    session.state["agentry.usage"] = {"requests": "two", "total_tokens": 3, "colour": 1}
+
+    await agent.run("Hello", session=session)
+
+    assert session.state["agentry.usage"] == {
+        "requests": 1,
+        "tool_calls": 0,
+        "input_tokens": 10,
+        "output_tokens": 5,
+        "total_tokens": 18,
+    }
+
+
+async def test_approved_calls_count_against_the_sessions_tool_call_limit() -> None:
+    @tool(approval_mode="always_require")
+    def delete_file(path: str) -> str:
+        """Delete a file."""
+        looked_up.append(path)
+        return f"deleted {path}"
+
+    deletion = ScriptedChatClient.function_call("delete_file", {"path": "a.txt"})
+    client = ScriptedChatClient([deletion, "Deleted it."])
+    agent = Agent(
+        client=client, tools=[delete_file], session_usage_limits=UsageLimits(tool_calls=0)
+    )
+    session = AgentSession()
+    first = await agent.run("Delete a.txt", session=session)
+    approval = first.user_input_requests[0].to_function_approval_response(approved=True)
+
+    with pytest.raises(UsageLimitExceededError, match="1 more tool call would go past") as caught:
+        await agent.run(Message("user", [approval]), session=session)
+
+    assert looked_up == []
+    assert (caught.value.limit, caught.value.scope) == ("tool_calls", "session")

@@ -120,7 +120,7 @@ def _exceeded(
     keyword = "usage_limits" if scope == "run" else "session_usage_limits"
     if asked and name in ("requests", "tool_calls"):
         what = (
-            f"{asked} more {unit} would go past"
+            f"{asked} more tool call{'s' if asked > 1 else ''} would go past"
             if name == "tool_calls"
             else ("one more model request would go past")
         )
