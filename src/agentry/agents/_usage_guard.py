@@ -118,12 +118,10 @@ def _exceeded(
 ) -> UsageLimitExceededError:
     unit = _UNITS[name]
     keyword = "usage_limits" if scope == "run" else "session_usage_limits"
-    if asked and name in ("requests", "tool_calls"):
-        what = (
-            f"{asked} more tool call{'s' if asked > 1 else ''} would go past"
-            if name == "tool_calls"
-            else ("one more model request would go past")
-        )
+    if name == "requests":
+        what = "one more model request would go past"
+    elif name == "tool_calls":
+        what = f"{asked} more tool call{'s' if asked > 1 else ''} would go past"
     elif asked:
         what = f"the {usage[name]} {unit} already spent have reached"
     else:
