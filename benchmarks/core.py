@@ -8,15 +8,25 @@ from __future__ import annotations
 
 import asyncio
 import json
+import statistics
 import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
-from agentry import Agent, ChatResponseUpdate, FunctionTool, tool
+from agentry import (
+    Agent,
+    AgentSession,
+    ChatResponseUpdate,
+    FunctionTool,
+    InMemoryHistoryProvider,
+    UsageDetails,
+    UsageLimits,
+    tool,
+)
 from agentry.clients.scripted import ScriptedChatClient
-from benchmarks._timing import best_of_both, report
+from benchmarks._timing import best_of_both, report, rounds_in_turn
 
 __all__ = ["main"]
 
@@ -86,6 +96,57 @@ def bench_plain_run() -> None:
         client.calls.clear()
 
     report("run without tools", *best_of_both(5, 2000, run, _bare_plain_run))
+
+
+def bench_usage_limits() -> None:
+    """A plain run with every usage limit set, per run and per session, against the same run
+    without limits (rounds in turn): the cost of counting usage and checking it when no
+    limit is reached."""
+    limits = UsageLimits(
+        requests=10**9,
+        tool_calls=10**9,
+        input_tokens=10**12,
+        output_tokens=10**12,
+        total_tokens=10**12,
+    )
+    usage: UsageDetails = {
+        "input_token_count": 12,
+        "output_token_count": 4,
+        "total_token_count": 16,
+    }
+
+    def make_run(agent: Agent, client: ScriptedChatClient) -> Callable[[], Awaitable[None]]:
+        session = AgentSession()
+        answer = ScriptedChatClient.reply("It is sunny.", usage_details=usage)
+        history = InMemoryHistoryProvider.DEFAULT_SOURCE_ID or ""
+
+        async def run() -> None:
+            client.add(answer)
+            await agent.run("Hi", session=session)
+            client.calls.clear()
+            session.state.pop(history, None)  # every run starts a fresh conversation
+
+        return run
+
+    plain_client, limited_client = ScriptedChatClient(), ScriptedChatClient()
+    limited = Agent(client=limited_client, usage_limits=limits, session_usage_limits=limits)
+    times = rounds_in_turn(
+        40,
+        200,
+        {
+            "without": make_run(Agent(client=plain_client), plain_client),
+            "with": make_run(limited, limited_client),
+        },
+    )
+    report(
+        "run with usage limits",
+        min(times["with"]),
+        min(times["without"]),
+        target="(bare: no limits)",
+    )
+    # the median of the differences of neighbouring rounds: steady on a busy machine
+    cost = statistics.median(w - o for w, o in zip(times["with"], times["without"], strict=True))
+    print(f"{'':<34} cost of the limits per run {cost * 1e6:6.2f} us   (target: < 2 us)")
 
 
 def _time_tool_round_trip(
@@ -220,6 +281,7 @@ def main() -> None:
     """Run the core benchmarks and print one line each."""
     print("== core agent (scripted model that answers instantly) ==")
     bench_plain_run()
+    bench_usage_limits()
     bench_tool_round_trip()
     bench_stream()
     bench_concurrent_tool_runs()

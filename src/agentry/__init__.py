@@ -33,6 +33,7 @@ _EXPORTS: dict[str, str] = {
     "SerializationMixin": "agentry.types",
     "ToolMode": "agentry.types",
     "UsageDetails": "agentry.types",
+    "UsageLimits": "agentry.types",
     # clients
     "BaseChatClient": "agentry.clients",
     "SupportsChatGetResponse": "agentry.protocols",
@@ -207,6 +208,7 @@ __all__ = [
     "ToolMode",
     "ToolProtocol",
     "UsageDetails",
+    "UsageLimits",
     "Workflow",
     "WorkflowAgent",
     "WorkflowBuilder",
@@ -330,6 +332,7 @@ if TYPE_CHECKING:
         SerializationMixin,
         ToolMode,
         UsageDetails,
+        UsageLimits,
     )
     from agentry.workflows import (
         AgentExecutor,

@@ -18,6 +18,7 @@ __all__ = [
     "HistoryStoreError",
     "MiddlewareError",
     "MissingExtraError",
+    "OutputValidationError",
     "ScriptExhaustedError",
     "SerializationError",
     "SessionError",
@@ -28,6 +29,8 @@ __all__ = [
     "ToolExecutionException",
     "ToolLoopLimitError",
     "UnknownToolError",
+    "UsageLimitExceeded",
+    "UsageLimitExceededError",
     "require_extra",
 ]
 
@@ -46,6 +49,54 @@ class ContentError(AgentryError, ValueError):
 
 class StructuredOutputError(AgentryError, ValueError):
     """A model's answer does not match the requested response format."""
+
+
+class OutputValidationError(StructuredOutputError):
+    """A model's answer does not validate against the response format, after every retry.
+
+    Attributes:
+        text: The model's last answer, as it came.
+        errors: What is wrong with it, one problem per item (`"age: Input should be a
+            valid integer"`, or why it is not JSON).
+        attempts: How many answers the model gave in all (1 + the retries used).
+    """
+
+    def __init__(
+        self, message: str, *, text: str, errors: Sequence[str], attempts: int = 1
+    ) -> None:
+        super().__init__(message)
+        self.text = text
+        self.errors = list(errors)
+        self.attempts = attempts
+
+
+class UsageLimitExceededError(AgentryError):
+    """A run reached one of its usage limits (model requests, tokens or tool calls).
+
+    Raised before a model call or a batch of tool calls that the limit forbids, or after a
+    model call whose tokens went past it. The run's new messages are not added to the
+    session.
+
+    Attributes:
+        limit: The limit reached: `"requests"`, `"tool_calls"`, `"input_tokens"`,
+            `"output_tokens"` or `"total_tokens"`.
+        scope: `"run"` (the limits of one run) or `"session"` (of the whole session).
+        value: The limit's value.
+        usage: The usage counted against it so far, by the same names as `limit`.
+    """
+
+    def __init__(
+        self, message: str, *, limit: str, scope: str, value: int, usage: Mapping[str, int]
+    ) -> None:
+        super().__init__(message)
+        self.limit = limit
+        self.scope = scope
+        self.value = value
+        self.usage = dict(usage)
+
+
+UsageLimitExceeded = UsageLimitExceededError
+"""Alias of :class:`UsageLimitExceededError`."""
 
 
 class ChatClientError(AgentryError):

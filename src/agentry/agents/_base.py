@@ -309,8 +309,9 @@ async def _updates_of(
     agent: BaseAgent, result: Awaitable[object]
 ) -> AsyncIterator[AgentResponseUpdate]:
     value = await result
+    response: AgentResponse
     if isinstance(value, AgentResponse):
-        response = value
+        response = cast("AgentResponse", value)
     elif isinstance(value, Message):
         response = AgentResponse(messages=[value])
     elif isinstance(value, str):

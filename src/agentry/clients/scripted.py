@@ -165,9 +165,10 @@ class ScriptedChatClient(BaseChatClient):
 
     def _as_response(self, item: object) -> ChatResponse:
         if isinstance(item, ChatResponse):
-            if item.model is None:
-                item.model = self.model
-            return item
+            response = cast("ChatResponse", item)
+            if response.model is None:
+                response.model = self.model
+            return response
         if isinstance(item, Message):
             calls = any(c.type == "function_call" for c in item.contents)
             return ChatResponse(

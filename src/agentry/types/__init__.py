@@ -19,7 +19,9 @@ from agentry.types._options import ChatOptions, ToolMode, check_chat_options, me
 from agentry.types._responses import AgentResponse, ChatResponse
 from agentry.types._serialization import SerializationMixin
 from agentry.types._stream import ResponseStream
+from agentry.types._structured_output import parse_structured_output
 from agentry.types._updates import AgentResponseUpdate, ChatResponseUpdate, FinishReason
+from agentry.types._usage import UsageLimits
 from agentry.types._validation import check_fields, load_json, stored_fields
 
 __all__ = [
@@ -41,12 +43,14 @@ __all__ = [
     "SerializationMixin",
     "ToolMode",
     "UsageDetails",
+    "UsageLimits",
     "add_usage_details",
     "check_chat_options",
     "check_fields",
     "load_json",
     "merge_chat_options",
     "normalize_messages",
+    "parse_structured_output",
     "stored_fields",
     "suggest_keywords",
     "unknown_names_message",

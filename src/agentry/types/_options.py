@@ -44,7 +44,8 @@ class ChatOptions(TypedDict, total=False):
     tool_choice: ToolChoice
     allow_multiple_tool_calls: bool
     response_format: Any
-    """A pydantic model class or a JSON schema dict; the response's `value` is parsed with it."""
+    """A pydantic model class or a JSON schema dict; the response's `value` is parsed with it
+    (an agent run validates its answer and asks again: `Agent(output_retries=...)`)."""
     instructions: str
     metadata: dict[str, Any]
     user: str
