@@ -10,7 +10,6 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from agentry.azure._connection import AzureOpenAIConnection, resolve_deployment
-from agentry.errors import ChatClientError
 from agentry.middleware import MiddlewareTypes
 from agentry.openai import MaxTokensParameter, OpenAIChatClient, OpenAIChatCompletionClient
 
@@ -32,37 +31,17 @@ CHAT_COMPLETION_DEPLOYMENT_ENV = (
     "AZURE_OPENAI_DEPLOYMENT_NAME",
 )
 
-_AZURE_ADVICE: Mapping[int, str] = {
-    401: "check the key (api_key= or AZURE_OPENAI_API_KEY) or the credential's sign-in",
-    403: "the identity may not use this resource: give it the 'Cognitive Services OpenAI "
-    "User' role, or check the resource's network rules",
-    404: "check the deployment name (model=) and the endpoint; on classic URLs, also that "
-    "api_version serves this API",
-}
 
-
-def _azure_sdk_client(
-    *,
-    endpoint: str | None,
-    base_url: str | None,
-    api_key: str | None,
-    credential: Any,
-    api_version: str | None,
-    timeout: float | None,
-    max_retries: int | None,
-    default_headers: dict[str, str] | None,
-) -> AsyncOpenAI:
-    if api_key and credential is not None:
-        raise ChatClientError("pass api_key= or credential=, not both")
-    connection = AzureOpenAIConnection.resolve(
-        endpoint=endpoint, base_url=base_url, api_key=api_key, api_version=api_version
-    )
-    return connection.make_client(
-        credential=credential,
-        timeout=timeout,
-        max_retries=max_retries,
-        default_headers=default_headers,
-    )
+def _azure_advice(deployment: str) -> Mapping[int, str]:
+    """What an Azure OpenAI error advises, over the defaults: Azure's own answers to an
+    unknown deployment do not name it, so the advice does."""
+    return {
+        401: "check the key (api_key= or AZURE_OPENAI_API_KEY) or the credential's sign-in",
+        403: "the identity may not use this resource: give it the 'Cognitive Services OpenAI "
+        "User' role, or check the resource's network rules",
+        404: f"check the deployment name {deployment!r} (model=) and the endpoint; on classic "
+        "URLs, also that api_version serves this API",
+    }
 
 
 class AzureOpenAIChatClient(OpenAIChatClient):
@@ -101,7 +80,6 @@ class AzureOpenAIChatClient(OpenAIChatClient):
 
     OTEL_PROVIDER_NAME = "azure.ai.openai"
     service_name = "Azure OpenAI's Responses API"
-    error_advice = _AZURE_ADVICE
 
     def __init__(
         self,
@@ -119,17 +97,21 @@ class AzureOpenAIChatClient(OpenAIChatClient):
         middleware: Sequence[MiddlewareTypes] | None = None,
     ) -> None:
         deployment = resolve_deployment(model, RESPONSES_DEPLOYMENT_ENV)
-        sdk = client or _azure_sdk_client(
-            endpoint=endpoint,
-            base_url=base_url,
-            api_key=api_key,
-            credential=credential,
-            api_version=api_version,
-            timeout=timeout,
-            max_retries=max_retries,
-            default_headers=default_headers,
+        sdk = (
+            client
+            or AzureOpenAIConnection.resolve(
+                endpoint=endpoint,
+                base_url=base_url,
+                api_key=api_key,
+                credential=credential,
+                api_version=api_version,
+                timeout=timeout,
+                max_retries=max_retries,
+                default_headers=default_headers,
+            ).sdk_client()
         )
         super().__init__(deployment, client=sdk, middleware=middleware)
+        self.error_advice = _azure_advice(deployment)
 
 
 class AzureOpenAIChatCompletionClient(OpenAIChatCompletionClient):
@@ -168,7 +150,6 @@ class AzureOpenAIChatCompletionClient(OpenAIChatCompletionClient):
 
     OTEL_PROVIDER_NAME = "azure.ai.openai"
     service_name = "Azure OpenAI's Chat Completions API"
-    error_advice = _AZURE_ADVICE
 
     def __init__(
         self,
@@ -187,15 +168,18 @@ class AzureOpenAIChatCompletionClient(OpenAIChatCompletionClient):
         middleware: Sequence[MiddlewareTypes] | None = None,
     ) -> None:
         deployment = resolve_deployment(model, CHAT_COMPLETION_DEPLOYMENT_ENV)
-        sdk = client or _azure_sdk_client(
-            endpoint=endpoint,
-            base_url=base_url,
-            api_key=api_key,
-            credential=credential,
-            api_version=api_version,
-            timeout=timeout,
-            max_retries=max_retries,
-            default_headers=default_headers,
+        sdk = (
+            client
+            or AzureOpenAIConnection.resolve(
+                endpoint=endpoint,
+                base_url=base_url,
+                api_key=api_key,
+                credential=credential,
+                api_version=api_version,
+                timeout=timeout,
+                max_retries=max_retries,
+                default_headers=default_headers,
+            ).sdk_client()
         )
         super().__init__(
             deployment,
@@ -203,3 +187,4 @@ class AzureOpenAIChatCompletionClient(OpenAIChatCompletionClient):
             max_tokens_parameter=max_tokens_parameter,
             middleware=middleware,
         )
+        self.error_advice = _azure_advice(deployment)

@@ -55,11 +55,6 @@ class FoundryChatClient(OpenAIChatClient):
 
     OTEL_PROVIDER_NAME = "azure.ai.foundry"
     service_name = "the Foundry project's Responses API"
-    error_advice: Mapping[int, str] = {
-        401: "check the credential's sign-in (for AzureCliCredential: az login)",
-        403: "the identity may not use this project: give it the 'Azure AI User' role",
-        404: "check the model deployment (model=, FOUNDRY_MODEL) and the project endpoint",
-    }
 
     def __init__(
         self,
@@ -94,6 +89,17 @@ class FoundryChatClient(OpenAIChatClient):
                 **options,
             )
         super().__init__(deployment, client=sdk, middleware=middleware)
+        self.error_advice = _foundry_advice(deployment)
+
+
+def _foundry_advice(deployment: str) -> Mapping[int, str]:
+    """What a project's errors advise, over the defaults (its 404 does not name the model)."""
+    return {
+        401: "check the credential's sign-in (for AzureCliCredential: az login)",
+        403: "the identity may not use this project: give it the 'Azure AI User' role",
+        404: f"check the model deployment {deployment!r} (model=, FOUNDRY_MODEL) and the "
+        "project endpoint",
+    }
 
 
 def _first_set(given: str | None, env: tuple[str, ...], what: str, argument: str) -> str:
