@@ -4,6 +4,7 @@ transaction, a newer version refused, and concurrent first starts migrate once."
 from __future__ import annotations
 
 import os
+import sqlite3
 import subprocess
 import sys
 from collections.abc import AsyncIterator
@@ -22,7 +23,7 @@ from agentry.storage import (
     ensure_schema,
     read_schema_versions,
 )
-from agentry.workflows import SQLCheckpointStorage
+from agentry.workflows import SQLCheckpointStorage, SQLiteCheckpointStorage
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -196,3 +197,23 @@ def test_processes_starting_at_once_migrate_once(database_url: str, tmp_path: Pa
     engine.dispose()
     assert [tuple(row) for row in notes] == [("created",)]
     assert [tuple(row) for row in version] == [(1,)]
+
+
+async def test_the_sqlite_checkpoint_file_is_versioned_like_the_sql_stores(tmp_path: Path) -> None:
+    database = tmp_path / "checkpoints.sqlite"
+    plain = SQLiteCheckpointStorage(database)
+    assert await plain.list_checkpoint_ids(workflow_name="w") == []
+    await plain.close()
+    with sqlite3.connect(database) as connection:
+        assert connection.execute("SELECT * FROM agentry_schema_versions").fetchall() == [
+            ("agentry_workflow_checkpoints", 1)
+        ]
+        connection.execute("UPDATE agentry_schema_versions SET version = 3")
+    newer = SQLiteCheckpointStorage(database)
+    with pytest.raises(SchemaVersionError, match="version 3 of 'agentry_workflow_checkpoints'"):
+        await newer.list_checkpoint_ids(workflow_name="w")
+    await newer.close()
+    sql = SQLCheckpointStorage(f"sqlite:///{database}")
+    with pytest.raises(SchemaVersionError, match="version 3 of 'agentry_workflow_checkpoints'"):
+        await sql.list_checkpoint_ids(workflow_name="w")
+    await sql.close()

@@ -8,8 +8,9 @@ import os
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from agentry.storage._errors import StorageConfigError
-from agentry.storage._pool import PoolSettings, create_engine
+from agentry.storage._pool import create_engine
 from agentry.storage._schema import Schema, ensure_schema
+from agentry.storage._settings import PoolSettings
 from agentry.storage._urls import DATABASE_URL_ENV, default_database_url
 
 __all__ = ["StoreDatabase"]

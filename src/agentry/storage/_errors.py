@@ -18,3 +18,12 @@ class StorageConfigError(StorageError, ValueError):
 class SchemaVersionError(StorageError):
     """A database holds a schema this agentry cannot use: one written by a newer agentry,
     or a table of a store's name whose columns are not the store's."""
+
+
+def newer_version_error(component: str, found: int, known: int) -> SchemaVersionError:
+    """The refusal of a database whose `component` is newer than this agentry knows."""
+    return SchemaVersionError(
+        f"the database has version {found} of {component!r}, written by a newer agentry; "
+        f"this one knows version {known} at most. Upgrade agentry here too (nothing was "
+        "changed)"
+    )

@@ -18,20 +18,17 @@ import sqlalchemy as sa
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from agentry.storage._errors import SchemaVersionError, StorageError
+from agentry.storage._errors import SchemaVersionError, StorageError, newer_version_error
+from agentry.storage._sqlite_versions import VERSIONS_TABLE
 from agentry.storage._urls import safe_url
 
 __all__ = [
-    "VERSIONS_TABLE",
     "Migration",
     "Schema",
     "create_tables",
     "ensure_schema",
     "read_schema_versions",
 ]
-
-VERSIONS_TABLE = "agentry_schema_versions"
-"""The table that records the schema version of each component in a database."""
 
 # A fixed key for pg_advisory_xact_lock: every agentry schema change in a database
 # takes it ("agentry" in ASCII, as a number).
@@ -144,11 +141,7 @@ def _upgrade(connection: sa.Connection, schema: Schema) -> int:
     ).first()
     found = 0 if row is None else int(row[0])
     if found > schema.version:
-        raise SchemaVersionError(
-            f"the database has version {found} of {schema.component!r}, written by a newer "
-            f"agentry; this one knows version {schema.version} at most. Upgrade agentry "
-            "here too (nothing was changed)"
-        )
+        raise newer_version_error(schema.component, found, schema.version)
     for migration in schema.migrations[found:]:
         migration(connection)
     if found == 0:
