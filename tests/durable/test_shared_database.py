@@ -8,8 +8,13 @@ from typing_extensions import Never
 from agentry import Message, SQLHistoryProvider
 from agentry.durable import DurableRuntime
 from agentry.storage import PoolSettings, create_engine, read_schema_versions
-from agentry.workflows import SQLCheckpointStorage, Workflow, WorkflowBuilder, WorkflowContext
-from agentry.workflows import executor
+from agentry.workflows import (
+    SQLCheckpointStorage,
+    Workflow,
+    WorkflowBuilder,
+    WorkflowContext,
+    executor,
+)
 
 pytestmark = pytest.mark.timeout(90)
 
