@@ -65,9 +65,7 @@ def database_url_of(database: str | os.PathLike[str] | None) -> str:
     `$AGENTRY_DURABLE_DATABASE_URL`, else `$AGENTRY_DATABASE_URL`, else the embedded
     default."""
     if database is None:
-        return (
-            os.environ.get(DATABASE_URL_ENV) or default_database_url() or DEFAULT_DATABASE_URL
-        )
+        return os.environ.get(DATABASE_URL_ENV) or default_database_url() or DEFAULT_DATABASE_URL
     return storage_database_url(database)
 
 
