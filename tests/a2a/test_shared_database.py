@@ -19,8 +19,8 @@ from agentry.storage import (
     PoolSettings,
     SchemaVersionError,
     create_engine,
-    read_schema_versions,
 )
+from tests.storage.versions import schema_versions
 
 from .conftest import a2a_client, serve
 from .helpers import artifact_text, count_users, send_blocking, user_message
@@ -53,14 +53,10 @@ async def test_a_task_made_through_one_server_is_read_and_continued_through_anot
     assert [t.id for t in listed.tasks] == [task.id]
     assert artifact_text(follow_up) == "seen 2 user messages"  # the session is shared too
 
-    engine = create_engine(database_url)
-    try:
-        assert await read_schema_versions(engine) == {
-            TASKS_TABLE: 1,
-            "agentry_a2a_sessions": 1,
-        }
-    finally:
-        await engine.dispose()
+    assert await schema_versions(database_url) == {
+        TASKS_TABLE: 1,
+        "agentry_a2a_sessions": 1,
+    }
 
 
 async def test_the_database_setting_stands_in_for_the_default_file(
@@ -72,11 +68,7 @@ async def test_the_database_setting_stands_in_for_the_default_file(
     async with app.starlette.router.lifespan_context(app.starlette):
         pass
     assert not (tmp_path / "agentry-a2a.sqlite").exists()
-    engine = create_engine(database_url)
-    try:
-        assert TASKS_TABLE in await read_schema_versions(engine)
-    finally:
-        await engine.dispose()
+    assert TASKS_TABLE in await schema_versions(database_url)
 
 
 async def test_a_server_on_a_newer_schema_refuses_to_start(database_url: str) -> None:

@@ -7,7 +7,7 @@ from typing_extensions import Never
 
 from agentry import Message, SQLHistoryProvider
 from agentry.durable import DurableRuntime
-from agentry.storage import PoolSettings, create_engine, read_schema_versions
+from agentry.storage import PoolSettings
 from agentry.workflows import (
     SQLCheckpointStorage,
     Workflow,
@@ -15,6 +15,7 @@ from agentry.workflows import (
     WorkflowContext,
     executor,
 )
+from tests.storage.versions import schema_versions
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -45,11 +46,7 @@ async def test_dbos_and_the_stores_share_one_postgresql_url(postgres_url: str) -
     finally:
         await history.close()
         await checkpoints.close()
-    engine = create_engine(postgres_url)
-    try:
-        assert await read_schema_versions(engine) == {
-            "agentry_messages": 1,
-            "agentry_workflow_checkpoints": 1,
-        }
-    finally:
-        await engine.dispose()
+    assert await schema_versions(postgres_url) == {
+        "agentry_messages": 1,
+        "agentry_workflow_checkpoints": 1,
+    }

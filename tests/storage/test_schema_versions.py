@@ -24,6 +24,7 @@ from agentry.storage import (
     read_schema_versions,
 )
 from agentry.workflows import SQLCheckpointStorage, SQLiteCheckpointStorage
+from tests.storage.versions import schema_versions
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -74,14 +75,10 @@ async def test_stores_record_the_version_of_their_tables(database_url: str) -> N
     await checkpoints.list_checkpoint_ids(workflow_name="w")
     await history.close()
     await checkpoints.close()
-    engine = create_engine(database_url)
-    try:
-        assert await read_schema_versions(engine) == {
-            "agentry_messages": 1,
-            "agentry_workflow_checkpoints": 1,
-        }
-    finally:
-        await engine.dispose()
+    assert await schema_versions(database_url) == {
+        "agentry_messages": 1,
+        "agentry_workflow_checkpoints": 1,
+    }
 
 
 async def test_an_older_version_is_migrated_keeping_its_rows(engine: AsyncEngine) -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-from functools import partial
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
@@ -14,14 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from agentry.a2a._errors import A2AConfigError
 from agentry.errors import HistoryStoreError
 from agentry.sessions import AgentSession
-from agentry.storage import (
-    PoolSettings,
-    Schema,
-    SchemaVersionError,
-    StorageError,
-    StoreDatabase,
-    create_tables,
-)
+from agentry.storage import PoolSettings, StoreDatabase
 
 __all__ = ["SQLContextSessionStore"]
 
@@ -61,10 +53,13 @@ class SQLContextSessionStore:
         )
         self._database = StoreDatabase(
             type(self).__name__,
-            Schema(table, (partial(create_tables, metadata=self.table.metadata),)),
+            self.table,
             url=url,
             engine=engine,
             pool=pool,
+            open_error=lambda error: HistoryStoreError(
+                f"cannot open the A2A session table {table!r}: {error}"
+            ),
         )
 
     async def prepare(self) -> None:
@@ -74,7 +69,7 @@ class SQLContextSessionStore:
             SchemaVersionError: The database holds a newer version of the table.
             HistoryStoreError: The database cannot be reached.
         """
-        await self._engine()
+        await self._database.engine()
 
     async def load(self, context_id: str) -> AgentSession | None:
         """The session saved for `context_id`, or `None`.
@@ -83,7 +78,7 @@ class SQLContextSessionStore:
             HistoryStoreError: The database cannot be read.
         """
         table = self.table
-        engine = await self._engine()
+        engine = await self._database.engine()
         try:
             async with engine.connect() as connection:
                 row = (
@@ -102,7 +97,7 @@ class SQLContextSessionStore:
             HistoryStoreError: The database cannot be written.
         """
         data = json.dumps(session.to_dict())
-        engine = await self._engine()
+        engine = await self._database.engine()
         try:
             async with engine.begin() as connection:
                 await _upsert(connection, self.table, context_id, data)
@@ -112,16 +107,6 @@ class SQLContextSessionStore:
     async def close(self) -> None:
         """Release the connections of an engine made here."""
         await self._database.close()
-
-    async def _engine(self) -> AsyncEngine:
-        try:
-            return await self._database.engine()
-        except SchemaVersionError:
-            raise
-        except StorageError as error:
-            raise HistoryStoreError(
-                f"cannot open the A2A session table {self.table.name!r}: {error}"
-            ) from error
 
 
 async def _upsert(connection: AsyncConnection, table: sa.Table, context_id: str, data: str) -> None:

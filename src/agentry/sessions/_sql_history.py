@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Sequence
-from functools import partial
 from pathlib import Path
 
 from sqlalchemy import Column, Index, Integer, MetaData, String, Table, Text
@@ -18,14 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from agentry.errors import HistoryStoreError, SerializationError
 from agentry.sessions._providers import HistoryProvider, message_json
-from agentry.storage import (
-    PoolSettings,
-    Schema,
-    SchemaVersionError,
-    StorageError,
-    StoreDatabase,
-    create_tables,
-)
+from agentry.storage import PoolSettings, StoreDatabase
 from agentry.types import Message
 
 __all__ = ["SQLHistoryProvider", "SQLiteHistoryProvider"]
@@ -78,22 +70,18 @@ class SQLHistoryProvider(HistoryProvider):
         self._table = _history_table(table_name)
         self._database = StoreDatabase(
             type(self).__name__,
-            Schema(table_name, (partial(create_tables, metadata=self._table.metadata),)),
+            self._table,
             url=url,
             engine=engine,
             pool=pool,
+            open_error=lambda error: HistoryStoreError(
+                f"cannot open the history table {table_name!r}: {error}"
+            ),
         )
         self._session_locks: dict[str, asyncio.Lock] = {}
 
     async def _setup(self) -> tuple[AsyncEngine, Table]:
-        try:
-            return await self._database.engine(), self._table
-        except SchemaVersionError:
-            raise
-        except StorageError as error:
-            raise HistoryStoreError(
-                f"cannot open the history table {self._table.name!r}: {error}"
-            ) from error
+        return await self._database.engine(), self._table
 
     async def get_messages(
         self, session_id: str, *, state: dict[str, object] | None = None

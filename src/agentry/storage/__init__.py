@@ -31,6 +31,7 @@ _EXPORTS: dict[str, str] = {
     "ensure_sqlite_schema": "agentry.storage._sqlite_versions",
     "read_schema_versions": "agentry.storage._schema",
     "safe_url": "agentry.storage._urls",
+    "table_schema": "agentry.storage._database",
 }
 
 __all__ = [
@@ -52,6 +53,7 @@ __all__ = [
     "ensure_sqlite_schema",
     "read_schema_versions",
     "safe_url",
+    "table_schema",
 ]
 
 
@@ -69,7 +71,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
-    from agentry.storage._database import StoreDatabase
+    from agentry.storage._database import StoreDatabase, table_schema
     from agentry.storage._pool import create_engine
     from agentry.storage._schema import (
         Migration,

@@ -4,29 +4,42 @@ from __future__ import annotations
 
 import asyncio
 import os
+from collections.abc import Callable
+from functools import partial
 
+import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from agentry.storage._errors import StorageConfigError
+from agentry.storage._errors import SchemaVersionError, StorageConfigError, StorageError
 from agentry.storage._pool import create_engine
-from agentry.storage._schema import Schema, ensure_schema
+from agentry.storage._schema import Schema, create_tables, ensure_schema
 from agentry.storage._settings import PoolSettings
 from agentry.storage._urls import DATABASE_URL_ENV, default_database_url
 
-__all__ = ["StoreDatabase"]
+__all__ = ["StoreDatabase", "table_schema"]
+
+
+def table_schema(table: sa.Table) -> Schema:
+    """The schema of a store that keeps one table, at version 1: the table is created, or
+    adopted when a table of its name has its columns."""
+    return Schema(table.name, (partial(create_tables, metadata=table.metadata),))
 
 
 class StoreDatabase:
-    """The database of one store: its engine (made from a URL, or shared) and its schema,
+    """The database of one store: its engine (made from a URL, or shared) and its table,
     brought to the store's version the first time the store needs it.
 
     Args:
         store: The store's name, for messages.
-        schema: The store's versioned tables.
+        table: The store's table.
         url: A database URL or SQLite file path; without it and without `engine`,
             `$AGENTRY_DATABASE_URL`.
         engine: An existing engine to share (not disposed by `close`).
         pool: The pool of the engine made from the URL.
+        schema: The table's versions (default: `table_schema(table)`).
+        open_error: The store's own error for a database it cannot open (default: the
+            `StorageError` as it is); a newer schema raises `SchemaVersionError` whatever
+            the store.
 
     Raises:
         StorageConfigError: Both `url` and `engine` were given, or neither and
@@ -36,11 +49,13 @@ class StoreDatabase:
     def __init__(
         self,
         store: str,
-        schema: Schema,
+        table: sa.Table,
         *,
         url: str | os.PathLike[str] | None = None,
         engine: AsyncEngine | None = None,
         pool: PoolSettings | None = None,
+        schema: Schema | None = None,
+        open_error: Callable[[StorageError], Exception] | None = None,
     ) -> None:
         if url is not None and engine is not None:
             raise StorageConfigError(f"{store} takes url= or engine=, not both")
@@ -55,7 +70,9 @@ class StoreDatabase:
                     f"{store} needs a database: pass a URL (postgresql://USER@HOST/DB, "
                     f"sqlite:///FILE) or engine=, or set ${DATABASE_URL_ENV}"
                 )
-        self.schema = schema
+        self.table = table
+        self.schema = schema or table_schema(table)
+        self._open_error = open_error
         self._url = url
         self._pool = pool
         self._engine = engine
@@ -67,8 +84,8 @@ class StoreDatabase:
         """The engine, its tables at the store's version.
 
         Raises:
-            SchemaVersionError: The database holds a newer version, or foreign tables.
-            StorageError: The database cannot be reached or prepared.
+            SchemaVersionError: The database holds a newer version, or a foreign table.
+            Exception: `open_error`, when the database cannot be reached or prepared.
         """
         if self._ready and self._engine is not None:
             return self._engine
@@ -77,7 +94,14 @@ class StoreDatabase:
                 assert self._url is not None
                 self._engine = create_engine(self._url, self._pool)
             if not self._ready:
-                await ensure_schema(self._engine, self.schema)
+                try:
+                    await ensure_schema(self._engine, self.schema)
+                except SchemaVersionError:
+                    raise
+                except StorageError as error:
+                    if self._open_error is None:
+                        raise
+                    raise self._open_error(error) from error
                 self._ready = True
         return self._engine
 

@@ -7,19 +7,10 @@ save is one transaction: a crash mid-save rolls back, and older checkpoints are 
 
 from __future__ import annotations
 
-from functools import partial
-
 from sqlalchemy import Column, Index, Integer, MetaData, String, Table, Text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from agentry.storage import (
-    PoolSettings,
-    Schema,
-    SchemaVersionError,
-    StorageError,
-    StoreDatabase,
-    create_tables,
-)
+from agentry.storage import PoolSettings, StoreDatabase
 from agentry.workflows._checkpoint import (
     CheckpointStorage,
     WorkflowCheckpoint,
@@ -63,21 +54,17 @@ class SQLCheckpointStorage(CheckpointStorage):
         self._table = _checkpoint_table(table_name)
         self._database = StoreDatabase(
             type(self).__name__,
-            Schema(table_name, (partial(create_tables, metadata=self._table.metadata),)),
+            self._table,
             url=url,
             engine=engine,
             pool=pool,
+            open_error=lambda error: WorkflowCheckpointException(
+                f"cannot open the checkpoint table {table_name!r}: {error}"
+            ),
         )
 
     async def _setup(self) -> tuple[AsyncEngine, Table]:
-        try:
-            return await self._database.engine(), self._table
-        except SchemaVersionError:
-            raise
-        except StorageError as error:
-            raise WorkflowCheckpointException(
-                f"cannot open the checkpoint table {self._table.name!r}: {error}"
-            ) from error
+        return await self._database.engine(), self._table
 
     async def save(self, checkpoint: WorkflowCheckpoint) -> str:
         from sqlalchemy import delete
