@@ -25,6 +25,7 @@ _EXPORTS: dict[str, str] = {
     "SQLContextSessionStore": "agentry.a2a._sql_sessions",
     "SQLiteContextSessionStore": "agentry.a2a._sessions",
     "TASKS_TABLE": "agentry.a2a._task_store",
+    "prepare_database": "agentry.a2a._task_store",
     "build_agent_card": "agentry.a2a._card",
     "create_app": "agentry.a2a._app",
     "serve": "agentry.a2a._serve",
@@ -44,6 +45,7 @@ __all__ = [
     "SQLiteContextSessionStore",
     "build_agent_card",
     "create_app",
+    "prepare_database",
     "serve",
 ]
 
@@ -84,4 +86,4 @@ if TYPE_CHECKING:
         SQLiteContextSessionStore,
     )
     from agentry.a2a._sql_sessions import SQLContextSessionStore
-    from agentry.a2a._task_store import TASKS_TABLE
+    from agentry.a2a._task_store import TASKS_TABLE, prepare_database

@@ -32,6 +32,7 @@ __all__ = [
     "A2AStores",
     "VersionedTaskStore",
     "describe_database",
+    "prepare_database",
     "resolve_database",
 ]
 
@@ -152,3 +153,19 @@ def describe_database(database: str | Path | None) -> str:
         return f"in the database {safe_url(text)} (--database none: in memory)"
     path = (sa.make_url(text).database or "") if "://" in text else text
     return f"in the SQLite file {Path(path).resolve()} (--database none: in memory)"
+
+
+async def prepare_database(
+    database: str | os.PathLike[str], *, pool: PoolSettings | None = None
+) -> None:
+    """Create or upgrade the A2A server's tables (tasks and sessions) in `database`, as a
+    server does when it starts (`agentry db upgrade` calls it ahead of a deployment).
+
+    Raises:
+        SchemaVersionError: The database holds a newer version of a table.
+    """
+    stores = A2AStores(database, pool=pool)
+    try:
+        await stores.start()
+    finally:
+        await stores.close()

@@ -80,6 +80,15 @@ class SQLHistoryProvider(HistoryProvider):
         )
         self._session_locks: dict[str, asyncio.Lock] = {}
 
+    async def prepare(self) -> None:
+        """Open the database and bring the history table to this agentry's version (done on
+        first use too; `agentry db upgrade` calls it ahead of a deployment).
+
+        Raises:
+            SchemaVersionError: The database holds a newer version of the table.
+        """
+        await self._database.engine()
+
     async def _setup(self) -> tuple[AsyncEngine, Table]:
         return await self._database.engine(), self._table
 
