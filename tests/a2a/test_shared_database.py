@@ -12,8 +12,14 @@ from a2a.server.tasks import DatabaseTaskStore
 from a2a.types import GetTaskRequest, ListTasksRequest, TaskState
 
 from agentry import Agent
-from agentry.a2a import TASKS_TABLE, create_app
+from agentry.a2a import (
+    TASKS_TABLE,
+    SQLContextSessionStore,
+    SQLiteContextSessionStore,
+    create_app,
+)
 from agentry.clients.scripted import ScriptedChatClient
+from agentry.sessions import AgentSession
 from agentry.storage import (
     DATABASE_URL_ENV,
     PoolSettings,
@@ -109,3 +115,22 @@ async def test_tasks_of_a_file_written_before_versions_are_kept(tmp_path: Path) 
     ):
         fetched = await client.get_task(GetTaskRequest(id=task.id))
     assert fetched.status.state == TaskState.TASK_STATE_COMPLETED
+
+
+async def test_the_sqlite_session_store_shares_the_versioned_table(tmp_path: Path) -> None:
+    database = tmp_path / "sessions.sqlite"
+    plain = SQLiteContextSessionStore(database)
+    await plain.save("ctx-1", AgentSession(session_id="ctx-1", state={"n": 1}))
+    plain.close()
+    sql = SQLContextSessionStore(database)
+    loaded = await sql.load("ctx-1")
+    await sql.close()
+    assert loaded is not None
+    assert loaded.state == {"n": 1}
+    assert await schema_versions(f"sqlite:///{database}") == {"agentry_a2a_sessions": 1}
+    with sqlite3.connect(database) as connection:
+        connection.execute("UPDATE agentry_schema_versions SET version = 5")
+    newer = SQLiteContextSessionStore(database)
+    with pytest.raises(SchemaVersionError, match="version 5 of 'agentry_a2a_sessions'"):
+        await newer.load("ctx-1")
+    newer.close()
