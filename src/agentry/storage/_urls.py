@@ -8,6 +8,7 @@ one, so one driver serves everything on one URL. SQLite files go through aiosqli
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import sqlalchemy as sa
@@ -52,7 +53,7 @@ def async_url(database: str | os.PathLike[str]) -> sa.URL:
     text = database_url(database)
     try:
         url = sa.make_url(text)
-    except ArgumentError as error:
+    except (ArgumentError, ValueError) as error:
         raise StorageConfigError(
             f"{safe_url(text)!r} is not a database URL; write postgresql://USER@HOST/DB "
             "or sqlite:///PATH (or give a file path for SQLite)"
@@ -65,6 +66,6 @@ def safe_url(database: str | sa.URL) -> str:
     """`database` with its password hidden, for messages and logs."""
     try:
         url = database if isinstance(database, sa.URL) else sa.make_url(database)
-    except ArgumentError:
-        return "<a malformed URL>"
+    except (ArgumentError, ValueError):
+        return re.sub(r"//[^/@]*@", "//***@", str(database))  # the credentials, whatever they are
     return url.render_as_string(hide_password=True)
