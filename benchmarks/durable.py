@@ -9,7 +9,9 @@ The same work both ways, on one launched DBOS (a SQLite file by default, or the 
 
 Both include starting the run and waiting for its result. agentry's overhead per step is
 (agentry time - DBOS time) / 10; the target is under 10% of DBOS's own time per step.
-Run with `python -m benchmarks.durable`.
+Without `$AGENTRY_BENCH_DURABLE_URL`, a second line measures the same on PostgreSQL, on a
+throwaway server started from the machine's PostgreSQL binaries (the test suite's); the
+line says why when there are none. Run with `python -m benchmarks.durable`.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from dbos import DBOS
 from agentry.durable import DurableRuntime
 from agentry.workflows import FunctionExecutor, Workflow, WorkflowBuilder, WorkflowContext, executor
 
-__all__ = ["DurableMeasurement", "main", "measure", "report"]
+__all__ = ["DurableMeasurement", "main", "measure", "measure_on_postgres", "report"]
 
 STEPS = 10
 DATABASE_ENV = "AGENTRY_BENCH_DURABLE_URL"
@@ -147,12 +149,34 @@ def report(measurement: DurableMeasurement) -> str:
     )
 
 
+def measure_on_postgres(runs: int = 50, repeats: int = 5) -> DurableMeasurement | str:
+    """Both workflows on a throwaway PostgreSQL server; why not, when it cannot start."""
+    from tests.postgres import PostgresServer
+
+    try:
+        server = PostgresServer.start()
+    except RuntimeError as error:
+        return str(error).splitlines()[0]
+    try:
+        database = server.create_database("bench_durable")
+        return asyncio.run(_measure(database, runs, repeats))
+    finally:
+        server.stop()
+
+
 def main() -> None:
-    """Print the durable benchmark."""
+    """Print the durable benchmark: on SQLite, then on PostgreSQL."""
     quick = "--quick" in sys.argv
-    measurement = measure(runs=5, repeats=2) if quick else measure()
+    runs, repeats = (5, 2) if quick else (50, 5)
     print("durable workflow: 10 handler calls vs 10 bare DBOS steps")
-    print(report(measurement))
+    print(report(measure(runs=runs, repeats=repeats)))
+    if os.environ.get(DATABASE_ENV):
+        return
+    on_postgres = measure_on_postgres(runs=runs, repeats=repeats)
+    if isinstance(on_postgres, str):
+        print(f"durable step (postgresql): skipped: {on_postgres}")
+    else:
+        print(report(on_postgres))
 
 
 if __name__ == "__main__":

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import sqlalchemy
+
 from tests.cli.conftest import SRC
 
 HELLO_AGENT = """
@@ -61,3 +63,24 @@ def test_serve_a2a_says_when_it_keeps_nothing(tmp_path: Path) -> None:
         "agentry: tasks and sessions are kept in memory (they are lost when the server stops)"
     )
     assert list(tmp_path.glob("*.sqlite")) == []
+
+
+def test_serve_a2a_keeps_tasks_in_postgresql_by_url(tmp_path: Path, postgres_url: str) -> None:
+    url_with_password = postgres_url.replace("postgres@", "postgres:secret@")
+    lines = _serve_until_started(tmp_path, "--database", url_with_password)
+
+    assert lines[0] == (
+        f"agentry: tasks and sessions are kept in the database "
+        f"{postgres_url.replace('postgres@', 'postgres:***@')} (--database none: in memory)"
+    )
+    assert lines[-1].endswith("Application startup complete."), lines
+    assert list(tmp_path.glob("*.sqlite")) == []
+    engine = sqlalchemy.create_engine(
+        postgres_url.replace("postgresql://", "postgresql+psycopg://")
+    )
+    with engine.connect() as connection:
+        components = connection.execute(
+            sqlalchemy.text("SELECT component FROM agentry_schema_versions ORDER BY component")
+        ).all()
+    engine.dispose()
+    assert [row[0] for row in components] == ["agentry_a2a_sessions", "agentry_a2a_tasks"]

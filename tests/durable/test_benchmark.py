@@ -12,3 +12,9 @@ def test_the_durable_benchmark_times_agentry_and_bare_dbos(tmp_path: Path) -> No
     assert measurement.agentry_seconds > 0
     assert measurement.dbos_seconds > 0
     assert report(measurement).startswith("durable step (sqlite): agentry")
+
+
+def test_the_durable_benchmark_runs_on_postgresql(postgres_url: str) -> None:
+    measurement = measure(runs=2, repeats=1, database=postgres_url)
+    assert measurement.agentry_seconds > 0
+    assert report(measurement).startswith("durable step (postgresql): agentry")

@@ -25,6 +25,7 @@ from agentry.durable import (
     JSONSerializer,
 )
 from agentry.durable._runtime import DATABASE_URL_ENV, database_url_of
+from agentry.storage import DATABASE_URL_ENV as SHARED_DATABASE_URL_ENV
 from agentry.workflows import (
     Executor,
     Workflow,
@@ -342,9 +343,12 @@ async def test_a_runtime_that_is_not_launched_queues_runs_for_a_worker(
 
 def test_the_database_is_one_setting(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(DATABASE_URL_ENV, raising=False)
+    monkeypatch.delenv(SHARED_DATABASE_URL_ENV, raising=False)
     assert database_url_of(None) == "sqlite:///agentry-durable.sqlite"
     assert database_url_of(tmp_path / "a.sqlite") == f"sqlite:///{tmp_path / 'a.sqlite'}"
     assert database_url_of("postgresql://db.internal/app") == "postgresql://db.internal/app"
+    monkeypatch.setenv(SHARED_DATABASE_URL_ENV, "postgresql://shared/all")
+    assert DurableRuntime().database_url == "postgresql://shared/all"
     monkeypatch.setenv(DATABASE_URL_ENV, "postgresql://elsewhere/runs")
     assert DurableRuntime().database_url == "postgresql://elsewhere/runs"
 

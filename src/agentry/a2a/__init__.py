@@ -22,7 +22,10 @@ _EXPORTS: dict[str, str] = {
     "DEFAULT_DATABASE": "agentry.a2a._sessions",
     "InMemoryContextSessionStore": "agentry.a2a._sessions",
     "RemoteAgentError": "agentry.a2a._errors",
+    "SQLContextSessionStore": "agentry.a2a._sql_sessions",
     "SQLiteContextSessionStore": "agentry.a2a._sessions",
+    "TASKS_TABLE": "agentry.a2a._task_store",
+    "prepare_database": "agentry.a2a._task_store",
     "build_agent_card": "agentry.a2a._card",
     "create_app": "agentry.a2a._app",
     "serve": "agentry.a2a._serve",
@@ -30,6 +33,7 @@ _EXPORTS: dict[str, str] = {
 
 __all__ = [
     "DEFAULT_DATABASE",
+    "TASKS_TABLE",
     "A2AAgent",
     "A2AConfigError",
     "A2AApp",
@@ -37,9 +41,11 @@ __all__ = [
     "ContextSessionStore",
     "InMemoryContextSessionStore",
     "RemoteAgentError",
+    "SQLContextSessionStore",
     "SQLiteContextSessionStore",
     "build_agent_card",
     "create_app",
+    "prepare_database",
     "serve",
 ]
 
@@ -79,3 +85,5 @@ if TYPE_CHECKING:
         InMemoryContextSessionStore,
         SQLiteContextSessionStore,
     )
+    from agentry.a2a._sql_sessions import SQLContextSessionStore
+    from agentry.a2a._task_store import TASKS_TABLE, prepare_database

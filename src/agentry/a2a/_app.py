@@ -15,7 +15,6 @@ from a2a.server.routes import create_jsonrpc_routes, create_rest_routes
 from a2a.server.tasks import DatabaseTaskStore, InMemoryTaskStore, TaskStore
 from a2a.types import AgentCard, SendMessageRequest, Task, TaskState
 from a2a.utils.errors import InvalidParamsError
-from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from starlette.applications import Starlette
 from starlette.routing import BaseRoute
 from typing_extensions import override
@@ -28,13 +27,11 @@ from agentry.a2a._limits import BodySizeLimit
 from agentry.a2a._media_types import UnsupportedMediaTypeGuard
 from agentry.a2a._parts import parts_to_contents
 from agentry.a2a._replies import ReplyMode, check_reply_mode
-from agentry.a2a._sessions import (
-    DEFAULT_DATABASE,
-    ContextSessionStore,
-    InMemoryContextSessionStore,
-    SQLiteContextSessionStore,
-)
+from agentry.a2a._sessions import DEFAULT_DATABASE, ContextSessionStore, InMemoryContextSessionStore
+from agentry.a2a._sql_sessions import SQLContextSessionStore
+from agentry.a2a._task_store import A2AStores, resolve_database
 from agentry.agents import SupportsAgentRun
+from agentry.storage import PoolSettings
 
 __all__ = ["A2AApp", "create_app"]
 
@@ -128,6 +125,7 @@ def create_app(
     url: str = "http://127.0.0.1:8000",
     agent_card: AgentCard | None = None,
     database: str | Path | None = DEFAULT_DATABASE,
+    pool: PoolSettings | None = None,
     task_store: TaskStore | None = None,
     sessions: ContextSessionStore | None = None,
     max_request_bytes: int = 10 * 1024 * 1024,
@@ -142,14 +140,20 @@ def create_app(
 
     The agent card is served at `/.well-known/agent-card.json`, JSON-RPC at `/`, and the
     HTTP+JSON binding at `/message:send`, `/tasks/{id}` and the other paths of the
-    protocol. Tasks and conversations are kept in the SQLite file `database`, so a
-    restarted server still answers for earlier tasks and contexts.
+    protocol. Tasks and conversations are kept in `database` (a SQLite file, or
+    PostgreSQL by URL), so a restarted server, or another server on the same database,
+    still answers for earlier tasks and contexts.
 
     Args:
         agent: The agent to serve (any agentry agent, or a workflow's `as_agent()`).
         url: The public base URL of the server, published in the agent card.
         agent_card: A card to publish instead of the one built from the agent.
-        database: The SQLite file for tasks and sessions; `None` keeps them in memory.
+        database: Where tasks and sessions are kept: a SQLite file path, or a database URL
+            (`postgresql://user@host/db`); `None` keeps them in memory. The default file,
+            `agentry-a2a.sqlite`, gives way to `$AGENTRY_DATABASE_URL` when that is set.
+            The tables are versioned (see `agentry.storage`); a database written by a
+            newer agentry is refused when the app starts.
+        pool: The connection pool for `database`.
         task_store: A task store to use instead of the one `database` selects.
         sessions: A session store to use instead of the one `database` selects.
         max_request_bytes: Larger request bodies are refused with HTTP 413.
@@ -193,19 +197,14 @@ def create_app(
         raise A2AConfigError(f"idle_task_timeout must be positive, got {idle_task_timeout}")
     reply_with = check_reply_mode(reply_with)
     card = agent_card or build_agent_card(agent, url=url, **card_options)
-    engine: AsyncEngine | None = None
+    database = resolve_database(database)
+    stores: A2AStores | None = None
+    if database is not None and (task_store is None or sessions is None):
+        stores = A2AStores(database, pool=pool)
     if task_store is None:
-        if database is None:
-            task_store = InMemoryTaskStore()
-        else:
-            engine = create_async_engine(f"sqlite+aiosqlite:///{Path(database)}")
-            task_store = DatabaseTaskStore(engine)
-    owned_sessions: SQLiteContextSessionStore | None = None
+        task_store = InMemoryTaskStore() if stores is None else stores.tasks
     if sessions is None:
-        if database is None:
-            sessions = InMemoryContextSessionStore()
-        else:
-            sessions = owned_sessions = SQLiteContextSessionStore(database)
+        sessions = InMemoryContextSessionStore() if stores is None else stores.sessions
     executor = AgentryAgentExecutor(
         agent, sessions=sessions, reply_with=reply_with, out_of_band_wait=idle_task_timeout
     )
@@ -222,14 +221,14 @@ def create_app(
     async def lifespan(_: Starlette) -> AsyncGenerator[None, None]:
         if isinstance(task_store, DatabaseTaskStore):
             await task_store.initialize()
+        if isinstance(sessions, SQLContextSessionStore):
+            await sessions.prepare()
         try:
             yield
         finally:
             await handler.aclose()
-            if owned_sessions is not None:
-                owned_sessions.close()
-            if engine is not None:
-                await engine.dispose()
+            if stores is not None:
+                await stores.close()
 
     all_routes = [
         *routes,

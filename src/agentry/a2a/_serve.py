@@ -43,7 +43,8 @@ def serve(
         host: The interface to listen on.
         port: The port to listen on.
         url: The public URL for the agent card (default: `http://HOST:PORT`).
-        database: The SQLite file for tasks and sessions; `None` keeps them in memory.
+        database: Where tasks and sessions are kept: a SQLite file or a database URL
+            (`postgresql://user@host/db`); `None` keeps them in memory.
         log_level: uvicorn's log level.
 
     Raises:
@@ -67,7 +68,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--database",
         default=DEFAULT_DATABASE,
-        help=f"SQLite file for tasks and sessions (default: {DEFAULT_DATABASE}); "
+        help="where tasks and sessions are kept: a SQLite file or a database URL such as "
+        f"postgresql://USER@HOST/DB (default: $AGENTRY_DATABASE_URL, else {DEFAULT_DATABASE}); "
         "'none' keeps them in memory",
     )
     parser.add_argument("--log-level", default="info", help="uvicorn log level")
@@ -80,11 +82,11 @@ def run_from_arguments(arguments: argparse.Namespace) -> int:
     except AgentryError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    from agentry.a2a._task_store import describe_database, resolve_database
+
     database = None if str(arguments.database).lower() == "none" else arguments.database
-    if database is None:
-        where = "in memory (they are lost when the server stops)"
-    else:
-        where = f"in the SQLite file {Path(database).resolve()} (--database none: in memory)"
+    database = resolve_database(database)
+    where = describe_database(database)
     print(f"agentry: tasks and sessions are kept {where}", file=sys.stderr, flush=True)
     serve(
         agent,

@@ -7,7 +7,6 @@ import hashlib
 import json
 import os
 from collections.abc import Callable, Collection, Coroutine
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from dbos import DBOS, DBOSClient, DBOSConfig, EnqueueOptions, SetWorkflowID
@@ -25,6 +24,8 @@ from agentry.durable._errors import DurableRunError
 from agentry.durable._run_handle import DurableRun
 from agentry.durable._serializer import JSONSerializer
 from agentry.durable._takeover import WorkerWatch
+from agentry.storage import PoolSettings, default_database_url
+from agentry.storage import database_url as storage_database_url
 from agentry.types import AgentRunInputs, normalize_messages
 from agentry.workflows import CheckpointTypeRegistry, Workflow, WorkflowRun
 
@@ -61,13 +62,21 @@ class _Registered(NamedTuple):
 
 def database_url_of(database: str | os.PathLike[str] | None) -> str:
     """The DBOS URL for `database`: a URL as is, a file path as a SQLite URL, and None as
-    `$AGENTRY_DURABLE_DATABASE_URL` or the embedded default."""
+    `$AGENTRY_DURABLE_DATABASE_URL`, else `$AGENTRY_DATABASE_URL`, else the embedded
+    default."""
     if database is None:
-        return os.environ.get(DATABASE_URL_ENV) or DEFAULT_DATABASE_URL
-    text = os.fspath(database)
-    if "://" in text:
-        return text
-    return f"sqlite:///{Path(text).resolve()}"
+        return os.environ.get(DATABASE_URL_ENV) or default_database_url() or DEFAULT_DATABASE_URL
+    return storage_database_url(database)
+
+
+def _dbos_pool_options(pool: PoolSettings) -> dict[str, object]:
+    return {
+        "pool_size": pool.size,
+        "max_overflow": pool.max_overflow,
+        "pool_timeout": pool.timeout,
+        "pool_recycle": -1 if pool.recycle is None else int(pool.recycle),
+        "pool_pre_ping": True,  # DBOS's own choice: its workers outlive server restarts
+    }
 
 
 class DurableRuntime:
@@ -84,6 +93,7 @@ class DurableRuntime:
     Args:
         database: A database URL (`sqlite:///runs.sqlite`, `postgresql://host/db`) or a
             SQLite file path; default `$AGENTRY_DURABLE_DATABASE_URL`, else
+            `$AGENTRY_DATABASE_URL` (the setting all stores share), else
             `agentry-durable.sqlite` in the current directory.
         worker_id: This worker's id; a restarted worker with the same id resumes the runs
             it left (default: `local`).
@@ -96,6 +106,8 @@ class DurableRuntime:
             agentry's version and the registered workflows' graphs and agents). A worker
             resumes and takes over only runs of its own version, so runs started before a
             change of graph wait for a worker of their version instead of failing.
+        pool: The connection pool of DBOS's database engine (default: DBOS's own, 20
+            connections with no overflow).
 
     Example:
         >>> from agentry.workflows import WorkflowBuilder, WorkflowContext, executor
@@ -121,8 +133,10 @@ class DurableRuntime:
         handler_concurrency: int | None = None,
         takeover_after: float | None = 60.0,
         app_version: str | None = None,
+        pool: PoolSettings | None = None,
     ) -> None:
         self.database_url = database_url_of(database)
+        self.pool = pool
         self.worker_id = worker_id
         self.handler_concurrency = handler_concurrency
         self.takeover_after = takeover_after
@@ -312,6 +326,8 @@ class DurableRuntime:
         self._app_version = config["application_version"]  # later registrations keep it
         if self.worker_id is not None:
             config["executor_id"] = self.worker_id
+        if self.pool is not None:
+            config["db_engine_kwargs"] = _dbos_pool_options(self.pool)
         set_workflow_source(self)
         _launched = self
         try:
