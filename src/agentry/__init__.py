@@ -30,11 +30,13 @@ _EXPORTS: dict[str, str] = {
     "Content": "agentry.types",
     "Message": "agentry.types",
     "ResponseStream": "agentry.types",
+    "RetryPolicy": "agentry.types",
     "SerializationMixin": "agentry.types",
     "ToolMode": "agentry.types",
     "UsageDetails": "agentry.types",
     # clients
     "BaseChatClient": "agentry.clients",
+    "FallbackChatClient": "agentry.clients",
     "SupportsChatGetResponse": "agentry.protocols",
     # tools
     "AuthorizationRequired": "agentry.tools",
@@ -160,6 +162,7 @@ __all__ = [
     "ContextProvider",
     "Default",
     "Executor",
+    "FallbackChatClient",
     "FileAccessProvider",
     "FileCheckpointStorage",
     "FileHistoryProvider",
@@ -189,6 +192,7 @@ __all__ = [
     "Message",
     "MiddlewareTermination",
     "ResponseStream",
+    "RetryPolicy",
     "SQLHistoryProvider",
     "SQLiteCheckpointStorage",
     "SQLiteHistoryProvider",
@@ -249,7 +253,7 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:
     from agentry.agents import Agent, BaseAgent, use_function_invocation
-    from agentry.clients import BaseChatClient
+    from agentry.clients import BaseChatClient, FallbackChatClient
     from agentry.files import (
         AgentFileStore,
         FileAccessProvider,
@@ -327,6 +331,7 @@ if TYPE_CHECKING:
         Content,
         Message,
         ResponseStream,
+        RetryPolicy,
         SerializationMixin,
         ToolMode,
         UsageDetails,

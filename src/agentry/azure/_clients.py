@@ -10,9 +10,11 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from agentry.azure._connection import AzureOpenAIConnection, resolve_deployment
+from agentry.clients.sdk_errors import sdk_max_retries
 from agentry.errors import ChatClientError
 from agentry.middleware import MiddlewareTypes
 from agentry.openai import MaxTokensParameter, OpenAIChatClient, OpenAIChatCompletionClient
+from agentry.types import RetryPolicy
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -87,9 +89,12 @@ class AzureOpenAIChatClient(OpenAIChatClient):
             (default: `AZURE_OPENAI_API_VERSION`).
         client: An `openai.AsyncOpenAI` (or `AsyncAzureOpenAI`) to use instead.
         timeout: Seconds per request (the SDK's default otherwise).
-        max_retries: Retries of failed requests (the SDK's default otherwise).
+        max_retries: The SDK's own retries of failed requests: only with `retry=None`
+            (while agentry's policy retries, the SDK's retries are off).
         default_headers: Headers sent with every request.
         middleware: Chat middleware.
+        retry: How failed calls are retried (default: `RetryPolicy()`; `None`: not by
+            agentry).
 
     Example:
         >>> from agentry import Agent
@@ -117,6 +122,7 @@ class AzureOpenAIChatClient(OpenAIChatClient):
         max_retries: int | None = None,
         default_headers: dict[str, str] | None = None,
         middleware: Sequence[MiddlewareTypes] | None = None,
+        retry: RetryPolicy | None = RetryPolicy(),  # noqa: B008  # frozen, shared safely
     ) -> None:
         deployment = resolve_deployment(model, RESPONSES_DEPLOYMENT_ENV)
         sdk = client or _azure_sdk_client(
@@ -126,10 +132,10 @@ class AzureOpenAIChatClient(OpenAIChatClient):
             credential=credential,
             api_version=api_version,
             timeout=timeout,
-            max_retries=max_retries,
+            max_retries=sdk_max_retries(retry, max_retries),
             default_headers=default_headers,
         )
-        super().__init__(deployment, client=sdk, middleware=middleware)
+        super().__init__(deployment, client=sdk, middleware=middleware, retry=retry)
 
 
 class AzureOpenAIChatCompletionClient(OpenAIChatCompletionClient):
@@ -154,11 +160,14 @@ class AzureOpenAIChatCompletionClient(OpenAIChatCompletionClient):
             (default: `AZURE_OPENAI_API_VERSION`).
         client: An `openai.AsyncOpenAI` (or `AsyncAzureOpenAI`) to use instead.
         timeout: Seconds per request (the SDK's default otherwise).
-        max_retries: Retries of failed requests (the SDK's default otherwise).
+        max_retries: The SDK's own retries of failed requests: only with `retry=None`
+            (while agentry's policy retries, the SDK's retries are off).
         default_headers: Headers sent with every request.
         max_tokens_parameter: The request field of `max_tokens` (default:
             `max_completion_tokens`, which Azure's reasoning models need).
         middleware: Chat middleware.
+        retry: How failed calls are retried (default: `RetryPolicy()`; `None`: not by
+            agentry).
 
     Example:
         >>> client = AzureOpenAIChatCompletionClient(
@@ -185,6 +194,7 @@ class AzureOpenAIChatCompletionClient(OpenAIChatCompletionClient):
         default_headers: dict[str, str] | None = None,
         max_tokens_parameter: MaxTokensParameter = "max_completion_tokens",
         middleware: Sequence[MiddlewareTypes] | None = None,
+        retry: RetryPolicy | None = RetryPolicy(),  # noqa: B008  # frozen, shared safely
     ) -> None:
         deployment = resolve_deployment(model, CHAT_COMPLETION_DEPLOYMENT_ENV)
         sdk = client or _azure_sdk_client(
@@ -194,7 +204,7 @@ class AzureOpenAIChatCompletionClient(OpenAIChatCompletionClient):
             credential=credential,
             api_version=api_version,
             timeout=timeout,
-            max_retries=max_retries,
+            max_retries=sdk_max_retries(retry, max_retries),
             default_headers=default_headers,
         )
         super().__init__(
@@ -202,4 +212,5 @@ class AzureOpenAIChatCompletionClient(OpenAIChatCompletionClient):
             client=sdk,
             max_tokens_parameter=max_tokens_parameter,
             middleware=middleware,
+            retry=retry,
         )

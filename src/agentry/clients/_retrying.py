@@ -1,0 +1,174 @@
+"""Model calls tried again under a `RetryPolicy`, plain and streamed.
+
+Each retry is reported to the telemetry observer (an event on the chat span) and logged
+at INFO, giving up at WARNING, with the error's type and status: never the conversation,
+and the error's message only with sensitive logging on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from typing import cast
+
+from agentry.errors import ChatClientError, StreamInterruptedError
+from agentry.observability import get_logger, get_telemetry_observer, is_sensitive_logging_enabled
+from agentry.types import (
+    ChatResponse,
+    ChatResponseUpdate,
+    Content,
+    RetryPolicy,
+    UsageDetails,
+    add_usage_details,
+    is_transient_error,
+)
+
+__all__ = ["respond_with_retries", "stream_with_retries", "usage_update"]
+
+_logger = get_logger("agentry.clients")
+
+
+class _Attempts:
+    """The attempts of one call: when it began, how many failed, what they were billed."""
+
+    def __init__(self, policy: RetryPolicy, client: object) -> None:
+        self.policy = policy
+        self.client = client
+        self.started = time.monotonic()
+        self.attempt = 1
+        self.failed_usage: UsageDetails | None = None
+
+    async def wait_or_raise(self, error: Exception) -> None:
+        """Wait before the next attempt after `error`, or raise it when the policy says
+        to give up (it is not transient, or attempts or time are spent)."""
+        if not is_transient_error(error):
+            raise error
+        policy = self.policy
+        failed = cast("ChatClientError", error)
+        failed.attempts = self.attempt
+        usage: Mapping[str, int] | None = failed.usage_details
+        if usage:
+            self.failed_usage = add_usage_details(self.failed_usage, cast(UsageDetails, usage))
+        elapsed = time.monotonic() - self.started
+        if self.attempt >= policy.max_attempts:
+            _give_up(failed, f"after {self.attempt} attempts (max_attempts={policy.max_attempts})")
+        delay = policy.delay(error, self.attempt)
+        if elapsed + delay > policy.max_elapsed:
+            _give_up(
+                failed,
+                f"after {self.attempt} attempts in {elapsed:.1f} s: the next, in {delay:.1f} s, "
+                f"would pass max_elapsed={policy.max_elapsed:g} s",
+            )
+        _log_retry(self.client, self.attempt, policy.max_attempts, delay, failed)
+        get_telemetry_observer().chat_retry(self.client, self.attempt, delay, error)
+        await asyncio.sleep(delay)
+        self.attempt += 1
+
+
+async def respond_with_retries(
+    policy: RetryPolicy, call: Callable[[], Awaitable[ChatResponse]], *, client: object
+) -> ChatResponse:
+    """`call()`'s response, calling it again while it fails transiently and the policy
+    allows; tokens that failed attempts were billed are added to the response's usage."""
+    attempts = _Attempts(policy, client)
+    while True:
+        try:
+            response = await call()
+        except ChatClientError as error:
+            await attempts.wait_or_raise(error)
+            continue
+        if attempts.failed_usage:
+            response.usage_details = add_usage_details(
+                attempts.failed_usage, response.usage_details
+            )
+        return response
+
+
+async def stream_with_retries(
+    policy: RetryPolicy, start: Callable[[], AsyncIterator[ChatResponseUpdate]], *, client: object
+) -> AsyncIterator[ChatResponseUpdate]:
+    """The updates of `start()`, starting it again while it fails transiently before its
+    first update and the policy allows.
+
+    Raises:
+        StreamInterruptedError: The stream failed transiently after updates were yielded;
+            it is not restarted, since the caller already has part of the answer.
+    """
+    attempts = _Attempts(policy, client)
+    yielded = 0
+    while True:
+        updates = start()
+        try:
+            while True:
+                try:
+                    update = await updates.__anext__()
+                except StopAsyncIteration:
+                    return
+                except ChatClientError as error:
+                    if yielded and is_transient_error(error):
+                        raise _interrupted(error, yielded) from error
+                    if yielded:
+                        raise
+                    await attempts.wait_or_raise(error)
+                    break
+                if not yielded and attempts.failed_usage:
+                    yield usage_update(attempts.failed_usage, update)
+                yielded += 1
+                yield update
+        finally:
+            close = getattr(updates, "aclose", None)
+            if close is not None:
+                await close()
+
+
+def usage_update(usage: UsageDetails, first: ChatResponseUpdate) -> ChatResponseUpdate:
+    """An update carrying the tokens failed attempts were billed, to go before `first`
+    (the first update of the attempt that answered) in the same message."""
+    return ChatResponseUpdate(
+        contents=[Content("usage", usage_details=usage)],
+        role=first.role,
+        message_id=first.message_id,
+    )
+
+
+def _interrupted(error: ChatClientError, yielded: int) -> StreamInterruptedError:
+    return StreamInterruptedError(
+        f"the model's stream broke off after {yielded} updates ({type(error).__name__}: "
+        f"{error}); it is not restarted because the caller already has part of the "
+        "answer: run the call again to get a whole one",
+        updates_received=yielded,
+        status_code=error.status_code,
+    )
+
+
+def _give_up(error: ChatClientError, why: str) -> None:
+    # Said in the message itself: exception notes need Python 3.11.
+    error.args = (f"{error}; gave up retrying {why}", *error.args[1:])
+    _logger.warning(
+        "chat call failed with %s%s; gave up retrying %s",
+        type(error).__name__,
+        _status(error),
+        why,
+    )
+    raise error
+
+
+def _log_retry(
+    client: object, attempt: int, max_attempts: int, delay: float, error: ChatClientError
+) -> None:
+    detail = f": {error}" if is_sensitive_logging_enabled() else ""
+    _logger.info(
+        "chat call to %s failed with %s%s (attempt %d of %d)%s; retrying in %.2f s",
+        getattr(client, "OTEL_PROVIDER_NAME", type(client).__name__),
+        type(error).__name__,
+        _status(error),
+        attempt,
+        max_attempts,
+        detail,
+        delay,
+    )
+
+
+def _status(error: ChatClientError) -> str:
+    return f" (HTTP {error.status_code})" if error.status_code is not None else ""
