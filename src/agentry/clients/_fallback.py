@@ -41,7 +41,8 @@ class FallbackChatClient(BaseChatClient):
     `is_transient_error`): one that still failed when the client's own retries were spent,
     such as a rate limit, a server error, a timeout or a service that cannot be reached.
     A bad request or key fails at once, since the next client would likely fail alike.
-    A stream moves on only before its first update: after that, its failure is raised.
+    A stream moves on only before any part of the answer (an update with contents) went
+    out: after that, its failure is raised.
 
     The answer says who gave it: `response.model` is the model's name, and the response's
     and its messages' `additional_properties["answered_by"]` name the client. Tokens the
@@ -138,23 +139,21 @@ class FallbackChatClient(BaseChatClient):
     ) -> AsyncIterator[ChatResponseUpdate]:
         failed_usage: UsageDetails | None = None
         for index, (name, client) in enumerate(self.clients):
+            model = _model_of(client)
+            answered = False  # whether a part of the answer (contents) went out
             stream = client.get_response(messages, stream=True, options=options)
             try:
-                updates = aiter(stream)
-                try:
-                    first = await anext(updates)
-                except StopAsyncIteration:
-                    return
-                except Exception as error:
-                    failed_usage = add_usage_details(failed_usage, self._failed(index, error))
-                    continue
-                model = _model_of(client)
-                if failed_usage:
-                    yield usage_update(failed_usage, first)
-                yield _label_update(first, name, model)
-                async for update in updates:
+                async for update in stream:
+                    if update.contents and not answered:
+                        answered = True
+                        if failed_usage:
+                            yield usage_update(failed_usage, update)
                     yield _label_update(update, name, model)
                 return
+            except Exception as error:
+                if answered:
+                    raise
+                failed_usage = add_usage_details(failed_usage, self._failed(index, error))
             finally:
                 await stream.aclose()
 

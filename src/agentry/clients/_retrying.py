@@ -88,15 +88,15 @@ async def respond_with_retries(
 async def stream_with_retries(
     policy: RetryPolicy, start: Callable[[], AsyncIterator[ChatResponseUpdate]], *, client: object
 ) -> AsyncIterator[ChatResponseUpdate]:
-    """The updates of `start()`, starting it again while it fails transiently before its
-    first update and the policy allows.
+    """The updates of `start()`, starting it again while it fails transiently before any
+    part of the answer (an update with contents) was yielded and the policy allows.
 
     Raises:
         StreamInterruptedError: The stream failed transiently after updates were yielded;
             it is not restarted, since the caller already has part of the answer.
     """
     attempts = _Attempts(policy, client)
-    yielded = 0
+    answered = 0  # updates with contents yielded: parts of the answer the caller has
     while True:
         updates = start()
         try:
@@ -106,15 +106,16 @@ async def stream_with_retries(
                 except StopAsyncIteration:
                     return
                 except ChatClientError as error:
-                    if yielded and is_transient_error(error):
-                        raise _interrupted(error, yielded) from error
-                    if yielded:
+                    if answered and is_transient_error(error):
+                        raise _interrupted(error, answered) from error
+                    if answered:
                         raise
                     await attempts.wait_or_raise(error)
                     break
-                if not yielded and attempts.failed_usage:
-                    yield usage_update(attempts.failed_usage, update)
-                yielded += 1
+                if update.contents:
+                    if not answered and attempts.failed_usage:
+                        yield usage_update(attempts.failed_usage, update)
+                    answered += 1
                 yield update
         finally:
             close = getattr(updates, "aclose", None)
@@ -134,9 +135,9 @@ def usage_update(usage: UsageDetails, first: ChatResponseUpdate) -> ChatResponse
 
 def _interrupted(error: ChatClientError, yielded: int) -> StreamInterruptedError:
     return StreamInterruptedError(
-        f"the model's stream broke off after {yielded} updates ({type(error).__name__}: "
-        f"{error}); it is not restarted because the caller already has part of the "
-        "answer: run the call again to get a whole one",
+        f"the model's stream broke off after {yielded} updates with contents "
+        f"({type(error).__name__}: {error}); it is not restarted because the caller "
+        "already has part of the answer: run the call again to get a whole one",
         updates_received=yielded,
         status_code=error.status_code,
     )
