@@ -20,6 +20,7 @@ from agentry.errors import (
     StreamInterruptedError,
 )
 from agentry.types import is_transient_error
+from tests.clients.answers import read_texts, respond
 
 FAST = RetryPolicy(initial_delay=0.001, max_delay=0.002)
 
@@ -97,10 +98,7 @@ async def test_a_transient_error_is_retried_and_failed_usage_is_kept(stream: boo
     client = ScriptedChatClient(
         [busy(input_token_count=5, total_token_count=5), "Hello!"], retry=FAST
     )
-    if stream:
-        response = await client.get_response("Hi", stream=True).get_final_response()
-    else:
-        response = await client.get_response("Hi")
+    response = await respond(client, "Hi", stream=stream)
 
     assert response.text == "Hello!"
     assert len(client.calls) == 2
@@ -123,10 +121,7 @@ async def test_a_client_error_that_is_not_transient_is_raised_at_once(stream: bo
     client = ScriptedChatClient([busy(401), "never"], retry=FAST)
 
     with pytest.raises(ChatClientError, match="busy") as caught:
-        if stream:
-            await client.get_response("Hi", stream=True).get_final_response()
-        else:
-            await client.get_response("Hi")
+        await respond(client, "Hi", stream=stream)
 
     assert caught.value.attempts == 1
     assert client.remaining == 1
@@ -186,8 +181,7 @@ async def test_a_stream_that_breaks_after_text_is_not_restarted() -> None:
     texts: list[str] = []
 
     with pytest.raises(StreamInterruptedError, match="broke off after 1 updates") as caught:
-        async for update in stream:
-            texts.append(update.text)
+        await read_texts(stream, texts)
 
     assert texts == ["Hel"]
     assert caught.value.updates_received == 1

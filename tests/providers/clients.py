@@ -20,13 +20,14 @@ from typing import Any
 from agentry.anthropic import AnthropicChatClient
 from agentry.clients import BaseChatClient
 from agentry.openai import OpenAIChatClient, OpenAIChatCompletionClient
+from agentry.types import RetryPolicy
 
 TESTS = Path(__file__).resolve().parents[1]
 OPENAI_RECORDINGS = TESTS / "openai" / "recordings"
 ANTHROPIC_RECORDINGS = TESTS / "anthropic" / "recordings"
 
-MakeClient = Callable[[str, str, int], BaseChatClient]
-"""(server URL without `/v1`, API key, max retries) -> a client for the model "local"."""
+MakeClient = Callable[[str, str, RetryPolicy | None], BaseChatClient]
+"""(server URL without `/v1`, API key, retry policy) -> a client for the model "local"."""
 Front = Callable[[str], AbstractContextManager[str]]
 """Given llama-server's URL, a context that yields the URL the client talks to instead:
 a local front that checks the provider's URL shapes and headers and passes requests on."""
@@ -97,8 +98,8 @@ _ANTHROPIC_RATE_LIMIT = {
 PROVIDERS = [
     ProviderCase(
         id="openai-responses",
-        make=lambda url, key, retries: OpenAIChatClient(
-            "local", base_url=f"{url}/v1", api_key=key, max_retries=retries
+        make=lambda url, key, retry: OpenAIChatClient(
+            "local", base_url=f"{url}/v1", api_key=key, retry=retry
         ),
         path="/v1/responses",
         unknown_model_error=_OPENAI_UNKNOWN_MODEL,
@@ -112,8 +113,8 @@ PROVIDERS = [
     ),
     ProviderCase(
         id="openai-chat-completions",
-        make=lambda url, key, retries: OpenAIChatCompletionClient(
-            "local", base_url=f"{url}/v1", api_key=key, max_retries=retries
+        make=lambda url, key, retry: OpenAIChatCompletionClient(
+            "local", base_url=f"{url}/v1", api_key=key, retry=retry
         ),
         path="/v1/chat/completions",
         unknown_model_error=_OPENAI_UNKNOWN_MODEL,
@@ -126,8 +127,8 @@ PROVIDERS = [
     ),
     ProviderCase(
         id="anthropic",
-        make=lambda url, key, retries: AnthropicChatClient(
-            "local", base_url=url, api_key=key, max_retries=retries
+        make=lambda url, key, retry: AnthropicChatClient(
+            "local", base_url=url, api_key=key, retry=retry
         ),
         path="/v1/messages",
         unknown_model_error=_ANTHROPIC_UNKNOWN_MODEL,
