@@ -14,7 +14,7 @@ import time
 from collections.abc import AsyncIterator
 from typing import Any
 
-from agentry import Agent, ChatResponseUpdate, FunctionTool, tool
+from agentry import Agent, ChatResponseUpdate, FunctionTool, RetryPolicy, tool
 from agentry.clients.scripted import ScriptedChatClient
 from benchmarks._timing import best_of, report
 
@@ -140,6 +140,37 @@ def bench_stream() -> None:
     print(f"{'':<34} overhead per streamed chunk {per_chunk * 1e6:6.2f} us   (target: <= 5 us)")
 
 
+def _time_run(retry: RetryPolicy | None, *, stream: bool) -> float:
+    client = ScriptedChatClient(retry=retry)
+    agent = Agent(client=client)
+    answer = ScriptedChatClient.reply("It is sunny.")
+
+    async def run() -> None:
+        client.add(answer)
+        if stream:
+            async for _ in agent.run("Hi", stream=True):
+                pass
+        else:
+            await agent.run("Hi")
+        client.calls.clear()
+
+    return best_of(7, 2000, run)
+
+
+def bench_retry_cost() -> None:
+    """What the retry machinery costs a run when nothing fails: the default policy
+    against retries off, on the same run."""
+    for label, stream in (("plain", False), ("streamed", True)):
+        with_policy = _time_run(RetryPolicy(), stream=stream)
+        without = _time_run(None, stream=stream)
+        report(
+            f"retry policy on vs off, {label} run",
+            with_policy,
+            without,
+            target="(target: overhead < 2 us)",
+        )
+
+
 def bench_concurrent_tool_runs(count: int = 1000) -> None:
     async def framework() -> float:
         async def sleepy_model(messages: Any, options: Any) -> Any:
@@ -209,6 +240,7 @@ def main() -> None:
     bench_plain_run()
     bench_tool_round_trip()
     bench_stream()
+    bench_retry_cost()
     bench_concurrent_tool_runs()
     bench_import()
 

@@ -58,7 +58,11 @@ async def test_http_errors_keep_the_status_and_the_providers_message(
     exchange = error_exchange(path, status, message, error_type, code)
     with ReplayServer([exchange]) as server:
         client = client_class(
-            "gpt-4.1-mini", base_url=f"{server.url}/v1", api_key="sk-test", retry=None
+            "gpt-4.1-mini",
+            base_url=f"{server.url}/v1",
+            api_key="sk-test",
+            max_retries=0,
+            retry=None,
         )
 
         async def ask() -> object:

@@ -99,7 +99,7 @@ PROVIDERS = [
     ProviderCase(
         id="openai-responses",
         make=lambda url, key, retry: OpenAIChatClient(
-            "local", base_url=f"{url}/v1", api_key=key, retry=retry
+            "local", base_url=f"{url}/v1", api_key=key, retry=retry, max_retries=0
         ),
         path="/v1/responses",
         unknown_model_error=_OPENAI_UNKNOWN_MODEL,
@@ -114,7 +114,7 @@ PROVIDERS = [
     ProviderCase(
         id="openai-chat-completions",
         make=lambda url, key, retry: OpenAIChatCompletionClient(
-            "local", base_url=f"{url}/v1", api_key=key, retry=retry
+            "local", base_url=f"{url}/v1", api_key=key, retry=retry, max_retries=0
         ),
         path="/v1/chat/completions",
         unknown_model_error=_OPENAI_UNKNOWN_MODEL,
@@ -128,7 +128,7 @@ PROVIDERS = [
     ProviderCase(
         id="anthropic",
         make=lambda url, key, retry: AnthropicChatClient(
-            "local", base_url=url, api_key=key, retry=retry
+            "local", base_url=url, api_key=key, retry=retry, max_retries=0
         ),
         path="/v1/messages",
         unknown_model_error=_ANTHROPIC_UNKNOWN_MODEL,
