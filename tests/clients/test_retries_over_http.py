@@ -8,6 +8,7 @@ from __future__ import annotations
 import socket
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
 
@@ -200,10 +201,10 @@ async def test_a_stream_dropped_after_text_is_not_restarted_and_says_so(api: Api
 
 def _first_text_event(exchange: Exchange) -> int:
     for index, event in enumerate(exchange.sse or []):
-        data = event.get("data", event)
+        data: dict[str, Any] = event.get("data", event)
         if data.get("type") == "response.output_text.delta":
             return index
-        choices = data.get("choices") or [{}]
+        choices: list[dict[str, Any]] = data.get("choices") or [{}]
         if choices[0].get("delta", {}).get("content"):
             return index
     raise AssertionError("the recording has no text")

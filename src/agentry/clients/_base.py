@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import inspect
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, overload
 
-from agentry.clients._retrying import respond_with_retries, stream_with_retries
+from agentry.clients._retrying import retry_response, stream_with_retries
+from agentry.errors import ChatClientError
 from agentry.middleware import ChatContext, MiddlewareTypes, run_pipeline, split_middleware
 from agentry.observability import get_telemetry_observer
 from agentry.types import (
@@ -203,11 +205,22 @@ class BaseChatClient:
         policy = self._retry_policy(options)
         if policy is None:
             return self._inner_get_response(messages=messages, options=options)
-        return respond_with_retries(
-            policy,
-            lambda: self._inner_get_response(messages=messages, options=options),
-            client=self,
-        )
+        return self._respond_retrying(policy, messages, options)
+
+    async def _respond_retrying(
+        self, policy: RetryPolicy, messages: list[Message], options: ChatOptions
+    ) -> ChatResponse:
+        started = time.monotonic()
+        try:
+            return await self._inner_get_response(messages=messages, options=options)
+        except ChatClientError as error:
+            return await retry_response(
+                policy,
+                error,
+                lambda: self._inner_get_response(messages=messages, options=options),
+                started=started,
+                client=self,
+            )
 
     def _model_stream(
         self, messages: list[Message], options: ChatOptions

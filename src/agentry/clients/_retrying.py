@@ -24,7 +24,7 @@ from agentry.types import (
     is_transient_error,
 )
 
-__all__ = ["respond_with_retries", "stream_with_retries", "usage_update"]
+__all__ = ["retry_response", "stream_with_retries", "usage_update"]
 
 _logger = get_logger("agentry.clients")
 
@@ -32,10 +32,12 @@ _logger = get_logger("agentry.clients")
 class _Attempts:
     """The attempts of one call: when it began, how many failed, what they were billed."""
 
-    def __init__(self, policy: RetryPolicy, client: object) -> None:
+    __slots__ = ("attempt", "client", "failed_usage", "policy", "started")
+
+    def __init__(self, policy: RetryPolicy, client: object, started: float) -> None:
         self.policy = policy
         self.client = client
-        self.started = time.monotonic()
+        self.started = started
         self.attempt = 1
         self.failed_usage: UsageDetails | None = None
 
@@ -66,22 +68,33 @@ class _Attempts:
         self.attempt += 1
 
 
-async def respond_with_retries(
-    policy: RetryPolicy, call: Callable[[], Awaitable[ChatResponse]], *, client: object
+async def retry_response(
+    policy: RetryPolicy,
+    failure: ChatClientError,
+    call: Callable[[], Awaitable[ChatResponse]],
+    *,
+    started: float,
+    client: object,
 ) -> ChatResponse:
-    """`call()`'s response, calling it again while it fails transiently and the policy
-    allows; tokens that failed attempts were billed are added to the response's usage."""
-    attempts = _Attempts(policy, client)
+    """After the first attempt, begun at `started` (`time.monotonic()`), failed with
+    `failure`: `call()`'s response, calling it again while it fails transiently and the
+    policy allows, else the last failure raised. Tokens that failed attempts were billed
+    are added to the response's usage.
+
+    The first attempt is the caller's own, so a call that succeeds costs nothing here.
+    """
+    attempts = _Attempts(policy, client, started)
+    error = failure
     while True:
+        await attempts.wait_or_raise(error)
         try:
             response = await call()
-        except ChatClientError as error:
-            await attempts.wait_or_raise(error)
+        except ChatClientError as next_error:
+            error = next_error
             continue
         if attempts.failed_usage:
-            response.usage_details = add_usage_details(
-                attempts.failed_usage, response.usage_details
-            )
+            usage = add_usage_details(attempts.failed_usage, response.usage_details)
+            response.usage_details = usage
         return response
 
 
@@ -95,32 +108,31 @@ async def stream_with_retries(
         StreamInterruptedError: The stream failed transiently after updates were yielded;
             it is not restarted, since the caller already has part of the answer.
     """
-    attempts = _Attempts(policy, client)
-    answered = 0  # updates with contents yielded: parts of the answer the caller has
+    started = time.monotonic()
+    attempts: _Attempts | None = None  # made at the first failure: success costs little
     while True:
         updates = start()
+        answered = 0  # updates with contents yielded: parts of the answer the caller has
         try:
-            while True:
-                try:
-                    update = await updates.__anext__()
-                except StopAsyncIteration:
-                    return
-                except ChatClientError as error:
-                    if answered and is_transient_error(error):
-                        raise _interrupted(error, answered) from error
-                    if answered:
-                        raise
-                    await attempts.wait_or_raise(error)
-                    break
+            async for update in updates:
                 if update.contents:
-                    if not answered and attempts.failed_usage:
+                    if not answered and attempts is not None and attempts.failed_usage:
                         yield usage_update(attempts.failed_usage, update)
                     answered += 1
                 yield update
-        finally:
+            return
+        except ChatClientError as error:
+            if answered and is_transient_error(error):
+                raise _interrupted(error, answered) from error
+            if answered:
+                raise
+            attempts = attempts or _Attempts(policy, client, started)
+            await attempts.wait_or_raise(error)
+        except BaseException:  # the caller stopped early: close the model's stream now
             close = getattr(updates, "aclose", None)
             if close is not None:
                 await close()
+            raise
 
 
 def usage_update(usage: UsageDetails, first: ChatResponseUpdate) -> ChatResponseUpdate:
