@@ -58,8 +58,9 @@ class ChatClientError(AgentryError):
         status_code: The HTTP status of the provider's answer, where there was one.
         retry_after: The seconds the provider asked to wait before trying again (its
             `Retry-After` or `retry-after-ms` header), where it said.
-        usage_details: Tokens the failed call was billed for, where the provider said
-            (retries and fallbacks add them to the response that finally comes).
+        usage_details: Tokens the failed call was billed for, where the provider said,
+            over all its attempts (retries and fallbacks add them to the response that
+            finally comes).
         attempts: How many attempts the retry policy made before raising this error.
     """
 

@@ -92,13 +92,16 @@ async def test_the_usage_of_failed_clients_is_added_to_the_answer(stream: bool) 
     answer = ScriptedChatClient.reply(
         "Done.", usage_details={"input_token_count": 3, "output_token_count": 2}
     )
-    client = FallbackChatClient(
-        [ScriptedChatClient([billed], retry=None), ScriptedChatClient([answer])]
+    billed_again = ChatClientError(
+        "overloaded", status_code=529, usage_details={"input_token_count": 7}
     )
+    primary = ScriptedChatClient([billed, billed_again], retry=FAST)
+    client = FallbackChatClient([primary, ScriptedChatClient([answer])])
 
     response = await respond(client, "Hi", stream=stream)
 
-    assert response.usage_details == {"input_token_count": 10, "output_token_count": 2}
+    assert len(primary.calls) == 2
+    assert response.usage_details == {"input_token_count": 17, "output_token_count": 2}
 
 
 class BreaksAfterText(BaseChatClient):

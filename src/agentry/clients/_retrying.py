@@ -52,6 +52,7 @@ class _Attempts:
         usage: Mapping[str, int] | None = failed.usage_details
         if usage:
             self.failed_usage = add_usage_details(self.failed_usage, cast(UsageDetails, usage))
+            failed.usage_details = self.failed_usage  # raised, it carries every attempt's
         elapsed = time.monotonic() - self.started
         if self.attempt >= policy.max_attempts:
             _give_up(failed, f"after {self.attempt} attempts (max_attempts={policy.max_attempts})")
