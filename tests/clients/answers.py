@@ -1,8 +1,19 @@
-"""Getting a chat client's answer plain or streamed, the same way in every test."""
+"""Getting a chat client's answer plain or streamed, the same way in every test, and a
+client whose stream breaks after some text."""
 
 from __future__ import annotations
 
-from agentry import ChatOptions, ChatResponse, ChatResponseUpdate, ResponseStream
+from collections.abc import AsyncIterator
+
+from agentry import (
+    BaseChatClient,
+    ChatOptions,
+    ChatResponse,
+    ChatResponseUpdate,
+    Message,
+    ResponseStream,
+)
+from agentry.errors import ChatClientConnectionError
 from agentry.protocols import SupportsChatGetResponse
 
 
@@ -25,3 +36,13 @@ async def read_texts(
     """Read `stream` to its end or its failure, keeping each update's text in `into`."""
     async for update in stream:
         into.append(update.text)
+
+
+class BreaksAfterText(BaseChatClient):
+    """Streams some text, then loses the connection."""
+
+    async def _inner_get_streaming_response(
+        self, *, messages: list[Message], options: ChatOptions
+    ) -> AsyncIterator[ChatResponseUpdate]:
+        yield ChatResponseUpdate(role="assistant", contents=["Hel"])
+        raise ChatClientConnectionError("the connection dropped")

@@ -3,23 +3,17 @@ says about who gave it, and the usage of the clients that failed."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import pytest
 
 from agentry import (
     Agent,
-    BaseChatClient,
-    ChatOptions,
-    ChatResponseUpdate,
     FallbackChatClient,
-    Message,
     RetryPolicy,
 )
 from agentry.clients import ANSWERED_BY
 from agentry.clients.scripted import ScriptedChatClient
 from agentry.errors import ChatClientConnectionError, ChatClientError, StreamInterruptedError
-from tests.clients.answers import respond
+from tests.clients.answers import BreaksAfterText, respond
 
 FAST = RetryPolicy(max_attempts=2, initial_delay=0.001)
 
@@ -102,14 +96,6 @@ async def test_the_usage_of_failed_clients_is_added_to_the_answer(stream: bool) 
 
     assert len(primary.calls) == 2
     assert response.usage_details == {"input_token_count": 17, "output_token_count": 2}
-
-
-class BreaksAfterText(BaseChatClient):
-    async def _inner_get_streaming_response(
-        self, *, messages: list[Message], options: ChatOptions
-    ) -> AsyncIterator[ChatResponseUpdate]:
-        yield ChatResponseUpdate(role="assistant", contents=["Hel"])
-        raise ChatClientConnectionError("the connection dropped")
 
 
 async def test_a_stream_does_not_move_on_once_part_of_the_answer_went_out() -> None:

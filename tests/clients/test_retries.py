@@ -4,13 +4,12 @@ what is retried, how long it waits, where it is configured, what it logs."""
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
 from datetime import datetime, timedelta, timezone
 from email.utils import format_datetime
 
 import pytest
 
-from agentry import Agent, BaseChatClient, ChatOptions, ChatResponseUpdate, Message, RetryPolicy
+from agentry import Agent, ChatOptions, RetryPolicy
 from agentry.clients.scripted import ScriptedChatClient
 from agentry.clients.sdk_errors import retry_after_seconds
 from agentry.errors import (
@@ -20,7 +19,7 @@ from agentry.errors import (
     StreamInterruptedError,
 )
 from agentry.types import is_transient_error
-from tests.clients.answers import read_texts, respond
+from tests.clients.answers import BreaksAfterText, read_texts, respond
 
 FAST = RetryPolicy(initial_delay=0.001, max_delay=0.002)
 
@@ -163,16 +162,6 @@ async def test_giving_up_is_logged_and_each_retry_too_without_the_conversation(
     assert gave_up.levelno == logging.WARNING
     assert "gave up retrying after 2 attempts" in gave_up.getMessage()
     assert all("secret" not in record.getMessage() for record in caplog.records)
-
-
-class BreaksAfterText(BaseChatClient):
-    """Streams some text, then loses the connection."""
-
-    async def _inner_get_streaming_response(
-        self, *, messages: list[Message], options: ChatOptions
-    ) -> AsyncIterator[ChatResponseUpdate]:
-        yield ChatResponseUpdate(role="assistant", contents=["Hel"])
-        raise ChatClientConnectionError("the connection dropped")
 
 
 async def test_a_stream_that_breaks_after_text_is_not_restarted() -> None:
