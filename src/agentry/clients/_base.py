@@ -229,9 +229,7 @@ class BaseChatClient:
         if policy is None:
             return self._inner_get_streaming_response(messages=messages, options=options)
         return stream_with_retries(
-            policy,
-            lambda: self._inner_get_streaming_response(messages=messages, options=options),
-            client=self,
+            policy, self._inner_get_streaming_response, messages, options, client=self
         )
 
     async def _inner_get_response(

@@ -15,16 +15,18 @@ from typing import cast
 from agentry.errors import ChatClientError, StreamInterruptedError
 from agentry.observability import get_logger, get_telemetry_observer, is_sensitive_logging_enabled
 from agentry.types import (
+    ChatOptions,
     ChatResponse,
     ChatResponseUpdate,
     Content,
+    Message,
     RetryPolicy,
     UsageDetails,
     add_usage_details,
     is_transient_error,
 )
 
-__all__ = ["retry_response", "stream_with_retries", "usage_update"]
+__all__ = ["StreamStart", "retry_response", "stream_with_retries", "usage_update"]
 
 _logger = get_logger("agentry.clients")
 
@@ -52,7 +54,8 @@ class _Attempts:
         usage: Mapping[str, int] | None = failed.usage_details
         if usage:
             self.failed_usage = add_usage_details(self.failed_usage, cast(UsageDetails, usage))
-            failed.usage_details = self.failed_usage  # raised, it carries every attempt's
+            # raised, the error carries the usage of every attempt
+            failed.usage_details = cast("Mapping[str, int]", self.failed_usage)
         elapsed = time.monotonic() - self.started
         if self.attempt >= policy.max_attempts:
             _give_up(failed, f"after {self.attempt} attempts (max_attempts={policy.max_attempts})")
@@ -99,11 +102,21 @@ async def retry_response(
         return response
 
 
+StreamStart = Callable[..., AsyncIterator[ChatResponseUpdate]]
+"""A client's streaming method, called with the keywords `messages` and `options`."""
+
+
 async def stream_with_retries(
-    policy: RetryPolicy, start: Callable[[], AsyncIterator[ChatResponseUpdate]], *, client: object
+    policy: RetryPolicy,
+    start: StreamStart,
+    messages: list[Message],
+    options: ChatOptions,
+    *,
+    client: object,
 ) -> AsyncIterator[ChatResponseUpdate]:
-    """The updates of `start()`, starting it again while it fails transiently before any
-    part of the answer (an update with contents) was yielded and the policy allows.
+    """The updates of `start(messages=..., options=...)`, starting it again while it
+    fails transiently before any part of the answer (an update with contents) was
+    yielded and the policy allows.
 
     Raises:
         StreamInterruptedError: The stream failed transiently after updates were yielded;
@@ -112,7 +125,7 @@ async def stream_with_retries(
     started = time.monotonic()
     attempts: _Attempts | None = None  # made at the first failure: success costs little
     while True:
-        updates = start()
+        updates = start(messages=messages, options=options)
         answered = 0  # updates with contents yielded: parts of the answer the caller has
         try:
             async for update in updates:
