@@ -55,12 +55,6 @@ def rounds_in_turn(
     `repeats` rounds, the rounds of the runs taken in turn so that a busy machine slows
     neighbouring rounds alike (compare them round by round)."""
 
-    async def round_(make_run: Callable[[], Awaitable[None]]) -> float:
-        started = time.perf_counter()
-        for _ in range(iterations):
-            await make_run()
-        return (time.perf_counter() - started) / iterations
-
     async def all_rounds() -> dict[str, list[float]]:
         for make_run in make_runs.values():
             for _ in range(3):
@@ -68,7 +62,7 @@ def rounds_in_turn(
         times: dict[str, list[float]] = {name: [] for name in make_runs}
         for _ in range(repeats):
             for name, make_run in make_runs.items():
-                times[name].append(await round_(make_run))
+                times[name].append(await _round(iterations, make_run))
         return times
 
     return asyncio.run(all_rounds())

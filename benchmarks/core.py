@@ -21,6 +21,7 @@ from agentry import (
     ChatResponseUpdate,
     FunctionTool,
     InMemoryHistoryProvider,
+    RetryPolicy,
     UsageDetails,
     UsageLimits,
     tool,
@@ -201,6 +202,37 @@ def bench_stream() -> None:
     print(f"{'':<34} overhead per streamed chunk {per_chunk * 1e6:6.2f} us   (target: <= 5 us)")
 
 
+def _model_call(retry: RetryPolicy | None, *, stream: bool) -> Callable[[], Awaitable[None]]:
+    client = ScriptedChatClient(retry=retry)
+    answer = ScriptedChatClient.reply("It is sunny.")
+
+    async def run() -> None:
+        client.add(answer)
+        if stream:
+            async for _ in client.get_response("Hi", stream=True):
+                pass
+        else:
+            await client.get_response("Hi")
+        client.calls.clear()
+
+    return run
+
+
+def bench_retry_cost() -> None:
+    """What the retry machinery costs a model call (one per run without tools) when
+    nothing fails: the default policy against retries off."""
+    for label, stream in (("plain", False), ("streamed", True)):
+        with_policy, without = best_of_both(
+            200, 200, _model_call(RetryPolicy(), stream=stream), _model_call(None, stream=stream)
+        )
+        report(
+            f"retry policy on vs off, {label} call",
+            with_policy,
+            without,
+            target="(target: overhead < 2 us per run)",
+        )
+
+
 async def _concurrent_agents(weather_tool: FunctionTool, count: int) -> float:
     async def sleepy_model(messages: Any, options: Any) -> Any:
         await asyncio.sleep(0.01)
@@ -284,6 +316,7 @@ def main() -> None:
     bench_usage_limits()
     bench_tool_round_trip()
     bench_stream()
+    bench_retry_cost()
     bench_concurrent_tool_runs()
     bench_import()
 

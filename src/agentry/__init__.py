@@ -30,12 +30,14 @@ _EXPORTS: dict[str, str] = {
     "Content": "agentry.types",
     "Message": "agentry.types",
     "ResponseStream": "agentry.types",
+    "RetryPolicy": "agentry.types",
     "SerializationMixin": "agentry.types",
     "ToolMode": "agentry.types",
     "UsageDetails": "agentry.types",
     "UsageLimits": "agentry.types",
     # clients
     "BaseChatClient": "agentry.clients",
+    "FallbackChatClient": "agentry.clients",
     "SupportsChatGetResponse": "agentry.protocols",
     # tools
     "AuthorizationRequired": "agentry.tools",
@@ -161,6 +163,7 @@ __all__ = [
     "ContextProvider",
     "Default",
     "Executor",
+    "FallbackChatClient",
     "FileAccessProvider",
     "FileCheckpointStorage",
     "FileHistoryProvider",
@@ -190,6 +193,7 @@ __all__ = [
     "Message",
     "MiddlewareTermination",
     "ResponseStream",
+    "RetryPolicy",
     "SQLHistoryProvider",
     "SQLiteCheckpointStorage",
     "SQLiteHistoryProvider",
@@ -251,7 +255,7 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:
     from agentry.agents import Agent, BaseAgent, use_function_invocation
-    from agentry.clients import BaseChatClient
+    from agentry.clients import BaseChatClient, FallbackChatClient
     from agentry.files import (
         AgentFileStore,
         FileAccessProvider,
@@ -329,6 +333,7 @@ if TYPE_CHECKING:
         Content,
         Message,
         ResponseStream,
+        RetryPolicy,
         SerializationMixin,
         ToolMode,
         UsageDetails,

@@ -12,7 +12,9 @@ from collections.abc import Mapping, Sequence
 __all__ = [
     "EXTRA_PACKAGES",
     "AgentryError",
+    "ChatClientConnectionError",
     "ChatClientError",
+    "ChatClientTimeoutError",
     "ContentError",
     "ExperimentalWarning",
     "HistoryStoreError",
@@ -22,6 +24,7 @@ __all__ = [
     "ScriptExhaustedError",
     "SerializationError",
     "SessionError",
+    "StreamInterruptedError",
     "StructuredOutputError",
     "ToolArgumentsError",
     "ToolError",
@@ -104,11 +107,58 @@ class ChatClientError(AgentryError):
 
     Attributes:
         status_code: The HTTP status of the provider's answer, where there was one.
+        retry_after: The seconds the provider asked to wait before trying again (its
+            `Retry-After` or `retry-after-ms` header), where it said.
+        usage_details: Tokens the failed call was billed for, where the provider said,
+            over all its attempts (retries and fallbacks add them to the response that
+            finally comes).
+        attempts: How many attempts the retry policy made before raising this error.
     """
 
-    def __init__(self, message: str, *, status_code: int | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        status_code: int | None = None,
+        retry_after: float | None = None,
+        usage_details: Mapping[str, int] | None = None,
+    ) -> None:
         super().__init__(message)
         self.status_code = status_code
+        self.retry_after = retry_after
+        self.usage_details = usage_details
+        self.attempts = 1
+
+
+class ChatClientTimeoutError(ChatClientError):
+    """The model's service did not answer in time (a transient failure, retried)."""
+
+
+class ChatClientConnectionError(ChatClientError):
+    """The model's service could not be reached, or dropped the connection before the
+    answer began (a transient failure, retried)."""
+
+
+class StreamInterruptedError(ChatClientError):
+    """A streamed answer broke off after some of it had reached the caller.
+
+    It is not retried: a new attempt would repeat what the caller already received. The
+    error it broke off with is its `__cause__`.
+
+    Attributes:
+        updates_received: How many updates reached the caller before the break.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        updates_received: int,
+        status_code: int | None = None,
+        usage_details: Mapping[str, int] | None = None,
+    ) -> None:
+        super().__init__(message, status_code=status_code, usage_details=usage_details)
+        self.updates_received = updates_received
 
 
 class ScriptExhaustedError(ChatClientError):

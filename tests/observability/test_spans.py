@@ -314,7 +314,8 @@ async def test_nothing_is_recorded_when_instrumentation_is_off() -> None:
 
     assert not is_instrumentation_enabled()
     # with the switch off, the core hands back its own objects, not traced wrappers
-    client = ScriptedChatClient(["Hi"])
+    # (retries off too: with them on, the source is their own wrapper)
+    client = ScriptedChatClient(["Hi"], retry=None)
     stream = client.get_response([Message("user", ["Hi"])], stream=True)
     assert type(stream.source).__name__ == "async_generator"
     assert stream.source.__qualname__ == "ScriptedChatClient._inner_get_streaming_response"  # type: ignore[attr-defined]

@@ -23,6 +23,7 @@ from agentry.azure import AzureOpenAIChatClient, AzureOpenAIChatCompletionClient
 from agentry.clients import BaseChatClient
 from agentry.foundry import FoundryChatClient
 from agentry.openai import OpenAIChatClient, OpenAIChatCompletionClient
+from agentry.types import RetryPolicy
 from tests.azure.entra import FakeCredential
 from tests.azure.front import AZURE_OPENAI_RESOURCE, AzureFront
 from tests.providers.llama_server import API_KEY
@@ -31,8 +32,8 @@ TESTS = Path(__file__).resolve().parents[1]
 OPENAI_RECORDINGS = TESTS / "openai" / "recordings"
 ANTHROPIC_RECORDINGS = TESTS / "anthropic" / "recordings"
 
-MakeClient = Callable[[str, str, int], BaseChatClient]
-"""(server URL without `/v1`, API key, max retries) -> a client for the model "local"."""
+MakeClient = Callable[[str, str, RetryPolicy | None], BaseChatClient]
+"""(server URL without `/v1`, API key, retry policy) -> a client for the model "local"."""
 Front = Callable[[str], AbstractContextManager[str]]
 """Given a server's URL, a context that yields the URL the client talks to instead: a
 local front that checks the provider's URL shapes and headers and passes requests on."""
@@ -181,8 +182,8 @@ def _azure_case(
 PROVIDERS = [
     ProviderCase(
         id="openai-responses",
-        make=lambda url, key, retries: OpenAIChatClient(
-            "local", base_url=f"{url}/v1", api_key=key, max_retries=retries
+        make=lambda url, key, retry: OpenAIChatClient(
+            "local", base_url=f"{url}/v1", api_key=key, retry=retry, max_retries=0
         ),
         path="/v1/responses",
         unknown_model_error=_OPENAI_UNKNOWN_MODEL,
@@ -197,8 +198,8 @@ PROVIDERS = [
     ),
     ProviderCase(
         id="openai-chat-completions",
-        make=lambda url, key, retries: OpenAIChatCompletionClient(
-            "local", base_url=f"{url}/v1", api_key=key, max_retries=retries
+        make=lambda url, key, retry: OpenAIChatCompletionClient(
+            "local", base_url=f"{url}/v1", api_key=key, retry=retry, max_retries=0
         ),
         path="/v1/chat/completions",
         unknown_model_error=_OPENAI_UNKNOWN_MODEL,
@@ -211,8 +212,8 @@ PROVIDERS = [
     ),
     ProviderCase(
         id="anthropic",
-        make=lambda url, key, retries: AnthropicChatClient(
-            "local", base_url=url, api_key=key, max_retries=retries
+        make=lambda url, key, retry: AnthropicChatClient(
+            "local", base_url=url, api_key=key, retry=retry, max_retries=0
         ),
         path="/v1/messages",
         unknown_model_error=_ANTHROPIC_UNKNOWN_MODEL,
@@ -227,51 +228,54 @@ PROVIDERS = [
     # Microsoft Entra ID on the other.
     _azure_case(
         "azure-responses-v1-key",
-        lambda url, key, retries: AzureOpenAIChatClient(
-            "local", endpoint=url, api_key=key, max_retries=retries
+        lambda url, key, retry: AzureOpenAIChatClient(
+            "local", endpoint=url, api_key=key, retry=retry, max_retries=0
         ),
         api="responses",
         front_path="/openai/v1/responses",
     ),
     _azure_case(
         "azure-responses-classic-entra",
-        lambda url, key, retries: AzureOpenAIChatClient(
+        lambda url, key, retry: AzureOpenAIChatClient(
             "local",
             endpoint=url,
             credential=_identity(key, audience="https://management.azure.com"),
             api_version="2025-04-01-preview",
-            max_retries=retries,
+            retry=retry,
+            max_retries=0,
         ),
         api="responses",
         front_path="/openai/responses",
     ),
     _azure_case(
         "azure-chat-completions-classic-key",
-        lambda url, key, retries: AzureOpenAIChatCompletionClient(
-            "local", endpoint=url, api_key=key, api_version="2024-10-21", max_retries=retries
+        lambda url, key, retry: AzureOpenAIChatCompletionClient(
+            "local", endpoint=url, api_key=key, api_version="2024-10-21", retry=retry, max_retries=0
         ),
         api="chat",
         front_path="/openai/deployments/local/chat/completions",
     ),
     _azure_case(
         "azure-chat-completions-v1-entra",
-        lambda url, key, retries: AzureOpenAIChatCompletionClient(
+        lambda url, key, retry: AzureOpenAIChatCompletionClient(
             "local",
             endpoint=url,
             credential=_identity(key, audience="https://management.azure.com"),
-            max_retries=retries,
+            retry=retry,
+            max_retries=0,
         ),
         api="chat",
         front_path="/openai/v1/chat/completions",
     ),
     _azure_case(
         "foundry",
-        lambda url, key, retries: FoundryChatClient(
+        lambda url, key, retry: FoundryChatClient(
             "local",
             project_endpoint=f"{url}/api/projects/demo",
             # An Azure OpenAI token is the usual mistake: a project refuses it.
             credential=_identity(key, audience=AZURE_OPENAI_RESOURCE),
-            max_retries=retries,
+            retry=retry,
+            max_retries=0,
         ),
         api="responses",
         front_path="/api/projects/demo/openai/v1/responses",

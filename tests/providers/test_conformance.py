@@ -20,7 +20,7 @@ import httpx2
 import pytest
 from pydantic import BaseModel
 
-from agentry import Agent, ChatOptions, ChatResponse, Message, tool
+from agentry import Agent, ChatOptions, ChatResponse, Message, RetryPolicy, tool
 from agentry.anthropic import AnthropicChatClient
 from agentry.clients import BaseChatClient
 from agentry.clients.sdk_errors import CONTEXT_ADVICE
@@ -49,7 +49,7 @@ class CityFacts(BaseModel):
 
 
 async def test_a_plain_answer_is_the_models_text(provider: ProviderCase, live_url: str) -> None:
-    client = provider.make(live_url, API_KEY, 0)
+    client = provider.make(live_url, API_KEY, None)
 
     response = await client.get_response(
         "What is the capital of France? Answer with one word.", options=GREEDY
@@ -62,7 +62,7 @@ async def test_a_plain_answer_is_the_models_text(provider: ProviderCase, live_ur
 
 
 async def test_a_system_message_sets_the_behaviour(provider: ProviderCase, live_url: str) -> None:
-    client = provider.make(live_url, API_KEY, 0)
+    client = provider.make(live_url, API_KEY, None)
 
     response = await client.get_response(
         [
@@ -78,7 +78,7 @@ async def test_a_system_message_sets_the_behaviour(provider: ProviderCase, live_
 @pytest.mark.parametrize("provider", [p for p in PROVIDERS if p.stop_sequences], ids=str)
 async def test_a_stream_stops_at_a_stop_sequence(provider: ProviderCase, live_url: str) -> None:
     options: ChatOptions = {**GREEDY, "stop": ["5"]}
-    stream = provider.make(live_url, API_KEY, 0).get_response(
+    stream = provider.make(live_url, API_KEY, None).get_response(
         "Count from 1 to 9, separated by commas.", stream=True, options=options
     )
 
@@ -92,7 +92,7 @@ async def test_a_stream_stops_at_a_stop_sequence(provider: ProviderCase, live_ur
 
 
 async def test_a_stream_folds_into_the_plain_answer(provider: ProviderCase, live_url: str) -> None:
-    client = provider.make(live_url, API_KEY, 0)
+    client = provider.make(live_url, API_KEY, None)
     question = "Name three primary colours."
 
     plain = await client.get_response(question, options=GREEDY)
@@ -110,12 +110,12 @@ async def test_a_stream_folds_into_the_plain_answer(provider: ProviderCase, live
 async def test_usage_counts_the_prompt_and_the_answer(
     provider: ProviderCase, live_url: str
 ) -> None:
-    client = provider.make(live_url, API_KEY, 0)
+    client = provider.make(live_url, API_KEY, None)
 
     response = await client.get_response("Count from one to twenty.", options=GREEDY)
 
     usage = response.usage_details or {}
-    prompt_tokens = usage.get("input_token_count", 0)
+    prompt_tokens = usage.get("input_token_count", None)
     assert prompt_tokens > 5
     assert usage.get("output_token_count") == 24  # cut off at max_tokens
     assert usage.get("total_token_count") == prompt_tokens + 24
@@ -128,10 +128,14 @@ async def test_structured_output_is_parsed_into_the_value(
     question = "Paris is a city in France. Give its city and country."
 
     if provider.structured_recording is None:
-        response = await provider.make(live_url, API_KEY, 0).get_response(question, options=options)
+        response = await provider.make(live_url, API_KEY, None).get_response(
+            question, options=options
+        )
     else:
         with replayed(provider, provider.structured_recording) as (_, url):
-            response = await provider.make(url, API_KEY, 0).get_response(question, options=options)
+            response = await provider.make(url, API_KEY, None).get_response(
+                question, options=options
+            )
 
     assert response.value == CityFacts(city="Paris", country="France")
     assert json.loads(response.text)["country"] == "France"
@@ -141,7 +145,7 @@ async def test_a_live_exchange_records_and_replays_offline(
     provider: ProviderCase, live_url: str, tmp_path: Path
 ) -> None:
     transport = RecordingTransport(tmp_path / "exchanges.json")
-    live_client = _recording(provider.make(live_url, API_KEY, 0), transport)
+    live_client = _recording(provider.make(live_url, API_KEY, None), transport)
     live = await live_client.get_response("Name one fruit.", options=GREEDY)
     live_stream = await live_client.get_response(
         "Name one fruit.", stream=True, options=GREEDY
@@ -150,7 +154,7 @@ async def test_a_live_exchange_records_and_replays_offline(
 
     recorded = load_exchanges(transport.path)
     with ReplayServer(transport.path) as replay:  # the client's own URLs, no front
-        offline = provider.make(replay.url, API_KEY, 0)
+        offline = provider.make(replay.url, API_KEY, None)
         replayed = await offline.get_response("Name one fruit.", options=GREEDY)
         replayed_stream = await offline.get_response(
             "Name one fruit.", stream=True, options=GREEDY
@@ -180,7 +184,7 @@ async def test_a_tool_call_is_made_and_answered_through_an_agent(
         return WEATHER.get(city, "unknown")
 
     agent = Agent(
-        client=provider.make(live_url, API_KEY, 0),
+        client=provider.make(live_url, API_KEY, None),
         instructions="Use the get_weather tool to answer questions about the weather.",
         tools=[get_weather],
         default_options={**GREEDY, "max_tokens": 64},
@@ -206,7 +210,7 @@ async def test_a_tool_call_is_made_and_answered_through_an_agent(
 async def test_a_streamed_tool_call_folds_into_the_plain_one(
     provider: ProviderCase, live_url: str
 ) -> None:
-    client = provider.make(live_url, API_KEY, 0)
+    client = provider.make(live_url, API_KEY, None)
     options: ChatOptions = {
         **GREEDY,
         "max_tokens": 64,
@@ -232,7 +236,7 @@ async def test_parallel_tool_calls_all_run_and_are_answered(
         provider.parallel_tools_stream_recording if stream else provider.parallel_tools_recording
     )
     with replayed(provider, recording) as (server, url):
-        agent = Agent(client=provider.make(url, API_KEY, 0), tools=[get_weather])
+        agent = Agent(client=provider.make(url, API_KEY, None), tools=[get_weather])
         question = "What is the weather in Paris and in Tokyo?"
         if stream:
             response = await agent.run(question, stream=True).get_final_response()
@@ -254,7 +258,7 @@ async def test_parallel_tool_calls_all_run_and_are_answered(
 
 
 async def test_a_bad_key_says_how_to_give_one(provider: ProviderCase, live_url: str) -> None:
-    client = provider.make(live_url, "sk-wrong", 0)
+    client = provider.make(live_url, "sk-wrong", None)
 
     with pytest.raises(ChatClientError) as caught:
         await client.get_response("Hi", options=GREEDY)
@@ -266,7 +270,7 @@ async def test_a_bad_key_says_how_to_give_one(provider: ProviderCase, live_url: 
 async def test_a_conversation_longer_than_the_context_says_so(
     provider: ProviderCase, live_url: str
 ) -> None:
-    client = provider.make(live_url, API_KEY, 0)
+    client = provider.make(live_url, API_KEY, None)
     too_long = "apple " * (CONTEXT_TOKENS + 200)
 
     with pytest.raises(ChatClientError) as caught:
@@ -279,7 +283,7 @@ async def test_a_conversation_longer_than_the_context_says_so(
 async def test_an_unknown_model_says_to_check_its_name(provider: ProviderCase) -> None:
     refusal = Exchange("POST", provider.path, status=404, body=provider.unknown_model_error)
     with replayed(provider, [refusal]) as (_, url):
-        client = provider.make(url, API_KEY, 0)
+        client = provider.make(url, API_KEY, None)
         with pytest.raises(ChatClientError) as caught:
             await client.get_response("Hi")
 
@@ -288,7 +292,7 @@ async def test_an_unknown_model_says_to_check_its_name(provider: ProviderCase) -
     assert provider.unknown_model_advice in str(caught.value)
 
 
-async def test_a_rate_limit_is_retried_by_the_sdk(provider: ProviderCase) -> None:
+async def test_a_rate_limit_is_retried(provider: ProviderCase) -> None:
     limited = Exchange(
         "POST",
         provider.path,
@@ -298,7 +302,7 @@ async def test_a_rate_limit_is_retried_by_the_sdk(provider: ProviderCase) -> Non
     )
     answer = load_exchanges(provider.text_recording)[0]
     with replayed(provider, [limited, answer]) as (server, url):
-        client = provider.make(url, API_KEY, 1)
+        client = provider.make(url, API_KEY, RetryPolicy(initial_delay=0.001))
         response = await client.get_response("Say hello.")
 
     assert response.text
@@ -308,7 +312,7 @@ async def test_a_rate_limit_is_retried_by_the_sdk(provider: ProviderCase) -> Non
 async def test_a_rate_limit_past_the_retries_says_what_to_do(provider: ProviderCase) -> None:
     limited = Exchange("POST", provider.path, status=429, body=provider.rate_limit_error)
     with replayed(provider, [limited]) as (server, url):
-        client = provider.make(url, API_KEY, 0)
+        client = provider.make(url, API_KEY, None)
         with pytest.raises(ChatClientError) as caught:
             await client.get_response("Say hello.")
 

@@ -10,8 +10,10 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from agentry.azure._connection import AzureOpenAIConnection, resolve_deployment
+from agentry.clients.sdk_errors import sdk_max_retries
 from agentry.middleware import MiddlewareTypes
 from agentry.openai import MaxTokensParameter, OpenAIChatClient, OpenAIChatCompletionClient
+from agentry.types import RetryPolicy
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -66,9 +68,12 @@ class AzureOpenAIChatClient(OpenAIChatClient):
             (default: `AZURE_OPENAI_API_VERSION`).
         client: An `openai.AsyncOpenAI` (or `AsyncAzureOpenAI`) to use instead.
         timeout: Seconds per request (the SDK's default otherwise).
-        max_retries: Retries of failed requests (the SDK's default otherwise).
+        max_retries: The SDK's own retries of failed requests: only with `retry=None`
+            (while agentry's policy retries, the SDK's retries are off).
         default_headers: Headers sent with every request.
         middleware: Chat middleware.
+        retry: How failed calls are retried (default: `RetryPolicy()`; `None`: not by
+            agentry).
 
     Example:
         >>> from agentry import Agent
@@ -95,6 +100,7 @@ class AzureOpenAIChatClient(OpenAIChatClient):
         max_retries: int | None = None,
         default_headers: dict[str, str] | None = None,
         middleware: Sequence[MiddlewareTypes] | None = None,
+        retry: RetryPolicy | None = RetryPolicy(),  # noqa: B008  # frozen, shared safely
     ) -> None:
         deployment = resolve_deployment(model, RESPONSES_DEPLOYMENT_ENV)
         sdk = (
@@ -106,11 +112,11 @@ class AzureOpenAIChatClient(OpenAIChatClient):
                 credential=credential,
                 api_version=api_version,
                 timeout=timeout,
-                max_retries=max_retries,
+                max_retries=sdk_max_retries(retry, max_retries),
                 default_headers=default_headers,
             ).sdk_client()
         )
-        super().__init__(deployment, client=sdk, middleware=middleware)
+        super().__init__(deployment, client=sdk, middleware=middleware, retry=retry)
         self.error_advice = _azure_advice(deployment)
 
 
@@ -136,11 +142,14 @@ class AzureOpenAIChatCompletionClient(OpenAIChatCompletionClient):
             (default: `AZURE_OPENAI_API_VERSION`).
         client: An `openai.AsyncOpenAI` (or `AsyncAzureOpenAI`) to use instead.
         timeout: Seconds per request (the SDK's default otherwise).
-        max_retries: Retries of failed requests (the SDK's default otherwise).
+        max_retries: The SDK's own retries of failed requests: only with `retry=None`
+            (while agentry's policy retries, the SDK's retries are off).
         default_headers: Headers sent with every request.
         max_tokens_parameter: The request field of `max_tokens` (default:
             `max_completion_tokens`, which Azure's reasoning models need).
         middleware: Chat middleware.
+        retry: How failed calls are retried (default: `RetryPolicy()`; `None`: not by
+            agentry).
 
     Example:
         >>> client = AzureOpenAIChatCompletionClient(
@@ -166,6 +175,7 @@ class AzureOpenAIChatCompletionClient(OpenAIChatCompletionClient):
         default_headers: dict[str, str] | None = None,
         max_tokens_parameter: MaxTokensParameter = "max_completion_tokens",
         middleware: Sequence[MiddlewareTypes] | None = None,
+        retry: RetryPolicy | None = RetryPolicy(),  # noqa: B008  # frozen, shared safely
     ) -> None:
         deployment = resolve_deployment(model, CHAT_COMPLETION_DEPLOYMENT_ENV)
         sdk = (
@@ -177,7 +187,7 @@ class AzureOpenAIChatCompletionClient(OpenAIChatCompletionClient):
                 credential=credential,
                 api_version=api_version,
                 timeout=timeout,
-                max_retries=max_retries,
+                max_retries=sdk_max_retries(retry, max_retries),
                 default_headers=default_headers,
             ).sdk_client()
         )
@@ -186,5 +196,6 @@ class AzureOpenAIChatCompletionClient(OpenAIChatCompletionClient):
             client=sdk,
             max_tokens_parameter=max_tokens_parameter,
             middleware=middleware,
+            retry=retry,
         )
         self.error_advice = _azure_advice(deployment)

@@ -86,6 +86,10 @@ class TelemetryObserver:
         """A streaming call of a chat client."""
         return updates
 
+    def chat_retry(self, client: object, attempt: int, delay: float, error: BaseException) -> None:
+        """A chat call's `attempt` (1 for the first) failed with `error`; the client tries
+        again in `delay` seconds. Called inside the call's own `chat_*` work."""
+
     def tool_calls(self, invoke_one: InvokeOne) -> InvokeOne:
         """The function that runs one tool call of a batch (its arguments are the call's
         `Content` and the tools by name, then more)."""

@@ -76,6 +76,11 @@ class OpenTelemetryObserver(TelemetryObserver):
 
         return traced_chat_stream(client, messages, options, updates)
 
+    def chat_retry(self, client: object, attempt: int, delay: float, error: BaseException) -> None:
+        from agentry.observability._chat_spans import record_retry
+
+        record_retry(attempt, delay, error)
+
     def tool_calls(self, invoke_one: InvokeOne) -> InvokeOne:
         from agentry.observability._tool_spans import traced_tool_call
 

@@ -17,6 +17,7 @@ from agentry.types._message import (
 )
 from agentry.types._options import ChatOptions, ToolMode, check_chat_options, merge_chat_options
 from agentry.types._responses import AgentResponse, ChatResponse
+from agentry.types._retry import RetryPolicy, is_transient_error
 from agentry.types._serialization import SerializationMixin
 from agentry.types._stream import ResponseStream
 from agentry.types._structured_output import parse_structured_output
@@ -39,6 +40,7 @@ __all__ = [
     "JsonValue",
     "Message",
     "ResponseStream",
+    "RetryPolicy",
     "RoleLiteral",
     "SerializationMixin",
     "ToolMode",
@@ -47,6 +49,7 @@ __all__ = [
     "add_usage_details",
     "check_chat_options",
     "check_fields",
+    "is_transient_error",
     "load_json",
     "merge_chat_options",
     "normalize_messages",
