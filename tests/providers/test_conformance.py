@@ -115,7 +115,8 @@ async def test_usage_counts_the_prompt_and_the_answer(
     response = await client.get_response("Count from one to twenty.", options=GREEDY)
 
     usage = response.usage_details or {}
-    prompt_tokens = usage.get("input_token_count", None)
+    prompt_tokens = usage.get("input_token_count")
+    assert prompt_tokens is not None
     assert prompt_tokens > 5
     assert usage.get("output_token_count") == 24  # cut off at max_tokens
     assert usage.get("total_token_count") == prompt_tokens + 24
