@@ -20,6 +20,8 @@ if TYPE_CHECKING:
     from sqlalchemy import Table
     from sqlalchemy.ext.asyncio import AsyncEngine
 
+    from agentry.sessions._compaction import CompactionStrategy
+
 __all__ = ["SQLHistoryProvider", "SQLiteHistoryProvider"]
 
 
@@ -31,6 +33,8 @@ class SQLHistoryProvider(HistoryProvider):
             `postgresql+asyncpg://user@host/db`; or pass `engine`.
         engine: An existing `AsyncEngine` (shared with the rest of an application).
         table_name: The table to use (created when missing).
+        compaction: What of the conversation each model request sends (see
+            :class:`HistoryProvider`); the table keeps every message.
 
     Example:
         >>> provider = SQLHistoryProvider("sqlite+aiosqlite:///history.db")
@@ -49,6 +53,7 @@ class SQLHistoryProvider(HistoryProvider):
         store_inputs: bool = True,
         store_outputs: bool = True,
         store_context_messages: bool = False,
+        compaction: CompactionStrategy | None = None,
     ) -> None:
         super().__init__(
             source_id,
@@ -56,6 +61,7 @@ class SQLHistoryProvider(HistoryProvider):
             store_inputs=store_inputs,
             store_outputs=store_outputs,
             store_context_messages=store_context_messages,
+            compaction=compaction,
         )
         if (url is None) == (engine is None):
             raise ValueError("SQLHistoryProvider needs exactly one of url= or engine=")
@@ -178,6 +184,7 @@ class SQLiteHistoryProvider(SQLHistoryProvider):
         store_inputs: bool = True,
         store_outputs: bool = True,
         store_context_messages: bool = False,
+        compaction: CompactionStrategy | None = None,
     ) -> None:
         file = Path(path)
         file.parent.mkdir(parents=True, exist_ok=True)
@@ -189,5 +196,6 @@ class SQLiteHistoryProvider(SQLHistoryProvider):
             store_inputs=store_inputs,
             store_outputs=store_outputs,
             store_context_messages=store_context_messages,
+            compaction=compaction,
         )
         self.path = file
