@@ -2,8 +2,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
+from benchmarks.core import bench_compaction
 
-from agentry import Agent, FileHistoryProvider, Message, SQLiteHistoryProvider, tool
+from agentry import Agent, Content, FileHistoryProvider, Message, SQLiteHistoryProvider, tool
 from agentry.clients.scripted import ScriptedChatClient
 from agentry.sessions import (
     AgentSession,
@@ -229,3 +230,23 @@ async def test_a_history_provider_without_compaction_sends_everything() -> None:
     provider: HistoryProvider = InMemoryHistoryProvider()
     messages = [Message("user", [f"m{n}"]) for n in range(5)]
     assert await provider.compact(messages, state={}) == messages
+
+
+async def test_a_result_whose_call_is_missing_stands_alone_and_can_be_left_out() -> None:
+    orphan = Message("tool", [Content.from_function_result(call_id="gone", result="old")])
+    turns = [Message("user" if n % 2 == 0 else "assistant", [f"turn {n} " * 10]) for n in range(8)]
+    compaction = TokenBudgetCompaction(50)
+
+    sent = await compaction.compact([orphan, *turns], state={})
+
+    assert sent == turns[-2:]
+
+
+def test_the_benchmark_times_a_run_with_and_without_compaction(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    bench_compaction(20, repeats=1, iterations=2)
+
+    line = capsys.readouterr().out
+    assert line.startswith("token budget, 20-turn history")
+    assert "compaction costs" in line

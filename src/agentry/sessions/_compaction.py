@@ -8,8 +8,8 @@ messages (the instructions) are always kept.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Sequence
+import itertools
+from collections.abc import Callable, Iterator, Sequence
 from typing import Protocol, TypeAlias, runtime_checkable
 
 from agentry.observability import get_logger
@@ -29,6 +29,7 @@ TokenCounter: TypeAlias = Callable[[Message], int]
 """Counts the tokens of one message (an estimate is fine)."""
 
 _MESSAGE_OVERHEAD = 4  # role and separators, as chat formats frame each message
+_TOOL_CONTENTS = frozenset({"function_call", "function_result"})
 
 
 @runtime_checkable
@@ -56,13 +57,12 @@ def estimate_tokens(message: Message) -> int:
     """
     chars = 0
     for content in message.contents:
-        for value in (content.text, content.name, content.arguments, content.result):
-            if value is None:
-                continue
-            if isinstance(value, str):
-                chars += len(value)
-            else:
-                chars += len(json.dumps(value, default=str))
+        if content.text:
+            chars += len(content.text)
+        if content.type in _TOOL_CONTENTS:
+            for value in (content.name, content.arguments, content.result):
+                if value is not None:
+                    chars += len(value if isinstance(value, str) else str(value))
     return chars // 4 + _MESSAGE_OVERHEAD
 
 
@@ -74,33 +74,44 @@ def split_instructions(messages: Sequence[Message]) -> tuple[list[Message], list
     return list(messages[:start]), list(messages[start:])
 
 
-def conversation_units(messages: Sequence[Message]) -> list[list[Message]]:
-    """`messages` in the smallest runs that can be dropped alone: a message, or a tool
-    call's message through the last message holding one of its results."""
-    units: list[list[Message]] = []
-    unit_calls: list[list[str]] = []
-    unit_of_call: dict[str, int] = {}
+def units_newest_first(messages: Sequence[Message]) -> Iterator[tuple[int, int]]:
+    """The `(start, end)` slices of `messages` that can be dropped alone, newest first: a
+    message, or a tool call's message through the last message holding one of its results.
+
+    It reads back from the end only as far as it is asked, so keeping the latest part of a
+    long history costs little. A result whose call is not there stands alone.
+    """
+    end = len(messages)
+    orphans: set[str] = set()
+    while end > 0:
+        index = end
+        waiting: set[str] = set()  # calls of results seen, not yet reached
+        while index > 0:
+            index -= 1
+            for content in messages[index].contents:
+                kind = content.type
+                if kind == "function_result":
+                    if content.call_id and content.call_id not in orphans:
+                        waiting.add(content.call_id)
+                elif kind == "function_call" and waiting:
+                    waiting.discard(content.call_id or "")
+            if not waiting:
+                break
+        if waiting:  # the start was reached: these results have no call, read again
+            orphans |= waiting
+            continue
+        yield index, end
+        end = index
+
+
+def fits(messages: Sequence[Message], max_tokens: int, counter: TokenCounter) -> bool:
+    """Whether `messages` take at most `max_tokens` (counting stops once they do not)."""
+    total = 0
     for message in messages:
-        start = len(units)
-        for content in message.contents:
-            if content.type == "function_result" and content.call_id in unit_of_call:
-                start = min(start, unit_of_call[content.call_id])
-        if start < len(units):  # a result: join its call's unit and everything since
-            merged = [m for unit in units[start:] for m in unit]
-            calls = [c for ids in unit_calls[start:] for c in ids]
-            del units[start:], unit_calls[start:]
-            units.append([*merged, message])
-            unit_calls.append(calls)
-            for call_id in calls:
-                unit_of_call[call_id] = start
-        else:
-            units.append([message])
-            unit_calls.append([])
-        for content in message.contents:
-            if content.type == "function_call" and content.call_id:
-                unit_of_call[content.call_id] = len(units) - 1
-                unit_calls[-1].append(content.call_id)
-    return units
+        total += counter(message)
+        if total > max_tokens:
+            return False
+    return True
 
 
 def keep_within_budget(
@@ -109,26 +120,29 @@ def keep_within_budget(
     """The newest whole units of `messages` that fit `max_tokens`, oldest left out first.
 
     The instructions, the latest user message's unit and the last unit are always kept;
-    when they alone exceed the budget they are sent anyway, with a warning. Only the kept
-    units and one more are counted, so a long history costs little.
+    when they alone exceed the budget they are sent anyway, with a warning.
     """
     head, body = split_instructions(messages)
-    units = conversation_units(body)
-    if not units:
+    units = units_newest_first(body)
+    newest = next(units, None)
+    if newest is None:
         return list(messages)
-    user_unit = _last_user_unit(units)
-    pinned = {len(units) - 1, user_unit}
+    seen = [newest]
+    user_at = _last_user_index(body)
+    while seen[-1][0] > user_at >= 0 and (unit := next(units, None)) is not None:
+        seen.append(unit)
+    pinned = {newest, seen[-1]} if seen[-1][0] <= user_at else {newest}
     total = sum(counter(m) for m in head)
-    total += sum(counter(m) for index in pinned for m in units[index])
-    start = len(units) - 1
-    while start > 0:
-        if start - 1 not in pinned:
-            cost = sum(counter(m) for m in units[start - 1])
+    total += sum(counter(m) for start, end in pinned for m in body[start:end])
+    start = newest[0]
+    for unit in itertools.chain(seen[1:], units):
+        if unit not in pinned:
+            cost = sum(counter(m) for m in body[unit[0] : unit[1]])
             if total + cost > max_tokens:
                 break
             total += cost
-        start -= 1
-    if start == 0:
+        start = unit[0]
+    else:
         return list(messages)
     if total > max_tokens:
         logger.warning(
@@ -137,15 +151,15 @@ def keep_within_budget(
             total,
             max_tokens,
         )
-    kept = units[user_unit] if user_unit < start else []
-    return [*head, *kept, *(m for unit in units[start:] for m in unit)]
+    kept = [m for unit in pinned if unit[0] < start for m in body[unit[0] : unit[1]]]
+    return [*head, *kept, *body[start:]]
 
 
-def _last_user_unit(units: Sequence[Sequence[Message]]) -> int:
-    for index in range(len(units) - 1, -1, -1):
-        if any(m.role == "user" for m in units[index]):
+def _last_user_index(messages: Sequence[Message]) -> int:
+    for index in range(len(messages) - 1, -1, -1):
+        if messages[index].role == "user":
             return index
-    return len(units) - 1
+    return -1
 
 
 def _positive(value: int | None, name: str, owner: str) -> None:
@@ -202,20 +216,16 @@ class SlidingWindowCompaction:
         self, messages: Sequence[Message], *, state: dict[str, object]
     ) -> list[Message]:
         head, body = split_instructions(messages)
-        units = conversation_units(body)
-        start = len(units) - 1
-        count = len(units[-1]) if units else 0
-        turns = _turns_in(units[-1]) if units else 0
-        while start > 0:
-            unit = units[start - 1]
-            if self.max_messages is not None and count + len(unit) > self.max_messages:
-                break
-            if self.max_turns is not None and turns >= self.max_turns:
-                break
-            start -= 1
-            count += len(unit)
-            turns += _turns_in(unit)
-        return [*head, *(m for unit in units[start:] for m in unit)]
+        kept_from, count, turns = len(body), 0, 0
+        for start, end in units_newest_first(body):
+            size, unit_turns = end - start, _turns_in(body[start:end])
+            if kept_from < len(body):  # the last unit is always kept
+                if self.max_messages is not None and count + size > self.max_messages:
+                    break
+                if self.max_turns is not None and turns >= self.max_turns:
+                    break
+            kept_from, count, turns = start, count + size, turns + unit_turns
+        return [*head, *body[kept_from:]]
 
 
 def _turns_in(unit: Sequence[Message]) -> int:

@@ -8,10 +8,11 @@ from typing import TYPE_CHECKING
 
 from agentry.sessions._compaction import (
     TokenCounter,
-    conversation_units,
     estimate_tokens,
+    fits,
     keep_within_budget,
     split_instructions,
+    units_newest_first,
 )
 from agentry.sessions._providers import message_json
 from agentry.types import Message
@@ -83,7 +84,7 @@ class SummaryCompaction:
         summary = state.get("summary") if covered else None
         candidate = [*head, *_summary_messages(summary), *body[covered:]]
         count = self.counter
-        if sum(count(m) for m in candidate) <= self.max_tokens:
+        if fits(candidate, self.max_tokens, count):
             return candidate
         cut = covered + self._older_part(body[covered:])
         if cut == covered:  # only the latest turn is left: nothing more to summarize
@@ -97,15 +98,13 @@ class SummaryCompaction:
     def _older_part(self, body: Sequence[Message]) -> int:
         """How many of `body`'s first messages to summarize: all but the latest units
         that fit `keep_tokens` (and at least the last unit)."""
-        units = conversation_units(body)
-        kept = 0
-        tokens = 0
-        for unit in reversed(units):
-            tokens += sum(self.counter(m) for m in unit)
-            if kept and tokens > self.keep_tokens:
+        kept_from, tokens = len(body), 0
+        for start, end in units_newest_first(body):
+            tokens += sum(self.counter(m) for m in body[start:end])
+            if kept_from < len(body) and tokens > self.keep_tokens:
                 break
-            kept += len(unit)
-        return len(body) - kept
+            kept_from = start
+        return kept_from
 
     async def _summarize(self, previous: object, messages: Sequence[Message]) -> str:
         parts = [f"Summary so far:\n{previous}"] if isinstance(previous, str) else []
