@@ -11,6 +11,7 @@ from agentry.sessions import (
     HistoryProvider,
     InMemoryHistoryProvider,
     SlidingWindowCompaction,
+    SQLHistoryProvider,
     SummaryCompaction,
     TokenBudgetCompaction,
     estimate_tokens,
@@ -250,3 +251,22 @@ def test_the_benchmark_times_a_run_with_and_without_compaction(
     line = capsys.readouterr().out
     assert line.startswith("token budget, 20-turn history")
     assert "compaction costs" in line
+
+
+async def test_compaction_with_history_in_postgresql(postgres_url: str) -> None:
+    url = postgres_url.replace("postgresql://", "postgresql+asyncpg://", 1)
+    history = SQLHistoryProvider(url, compaction=TokenBudgetCompaction(400))
+    client = _tool_turns(20)
+    agent = Agent(client=client, tools=[lookup], context_providers=[history])
+    session = agent.create_session(session_id="pg")
+
+    await _run_turns(agent, session, 20, stream=True)
+
+    for call in client.calls:
+        assert sum(estimate_tokens(m) for m in call.messages) <= 400
+        _assert_whole_tool_exchanges(call.messages)
+    assert len(client.calls[-1].messages) < 20
+    stored = await history.get_messages("pg")
+    assert len(stored) == 80
+    assert stored[0].text == "Question 0: what is in record 0?"
+    await history.close()
