@@ -6,6 +6,7 @@ from benchmarks.core import bench_compaction
 
 from agentry import Agent, Content, FileHistoryProvider, Message, SQLiteHistoryProvider, tool
 from agentry.clients.scripted import ScriptedChatClient
+from agentry.errors import ChatClientError
 from agentry.sessions import (
     AgentSession,
     HistoryProvider,
@@ -175,7 +176,8 @@ async def test_the_summary_is_made_once_kept_in_the_session_and_refreshed_at_the
 
     restored = AgentSession.from_dict(session.to_dict())
     for n in range(6, 8):
-        await agent.run(f"Question {n}", session=restored)
+        async for _ in agent.run(f"Question {n}", session=restored, stream=True):
+            pass
     assert len(summarizer.calls) == 1  # reused, not recomputed
     assert client.calls[7].messages[0].text.endswith("Ada asked six questions.")
 
@@ -208,6 +210,26 @@ async def test_a_summary_of_another_conversation_start_is_not_used() -> None:
     assert len(summarizer.calls) == 2
     assert "A different start" in summarizer.calls[1].messages[-1].text
     assert client.calls[-1].messages[0].text.endswith("Second summary.")
+
+
+async def test_a_failed_summary_leaves_the_oldest_out_and_is_tried_again(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    client = ScriptedChatClient([f"Answer {n}." for n in range(7)])
+    summarizer = ScriptedChatClient([ChatClientError("the summarizer is down"), "Summary."])
+    compaction = SummaryCompaction(summarizer, max_tokens=100, counter=_ten_tokens)
+    agent = Agent(client=client, context_providers=[InMemoryHistoryProvider(compaction=compaction)])
+    session = agent.create_session()
+
+    for n in range(6):
+        await agent.run(f"Question {n}", session=session)
+    assert "could not summarize the older turns (the summarizer is down)" in caplog.text
+    assert [m.text for m in client.calls[5].messages[:2]] == ["Answer 0.", "Question 1"]
+    assert "summary" not in session.state["in_memory"]["compaction"]
+
+    await agent.run("Question 6", session=session)
+    assert len(summarizer.calls) == 2
+    assert client.calls[6].messages[0].text.endswith("Summary.")
 
 
 @pytest.mark.parametrize(

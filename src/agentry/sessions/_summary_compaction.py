@@ -6,6 +6,8 @@ import hashlib
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from agentry.errors import ChatClientError
+from agentry.observability import get_logger
 from agentry.sessions._compaction import (
     TokenCounter,
     estimate_tokens,
@@ -22,6 +24,8 @@ if TYPE_CHECKING:
 
 __all__ = ["SummaryCompaction"]
 
+logger = get_logger("agentry.sessions")
+
 DEFAULT_SUMMARY_INSTRUCTIONS = (
     "Summarize the conversation below for the assistant that will continue it. Keep the "
     "user's goals, facts and decisions, names and numbers, what tools returned that still "
@@ -36,6 +40,8 @@ class SummaryCompaction:
     The summary is written by `client` (any chat client) and kept in the session state, so
     later runs reuse it; when the budget is reached again, the summary and the turns since
     are summarized anew. The latest turns, up to `keep_tokens`, are always sent as they are.
+    When `client` fails, the oldest turns are left out of that request instead (with a
+    warning) and the summary is tried again on the next.
 
     Args:
         client: The chat client that writes summaries.
@@ -89,7 +95,15 @@ class SummaryCompaction:
         cut = covered + self._older_part(body[covered:])
         if cut == covered:  # only the latest turn is left: nothing more to summarize
             return keep_within_budget(candidate, self.max_tokens, count)
-        summary = await self._summarize(summary, body[covered:cut])
+        try:
+            summary = await self._summarize(summary, body[covered:cut])
+        except ChatClientError as error:
+            logger.warning(
+                "could not summarize the older turns (%s); leaving the oldest out for this "
+                "request instead, and summarizing again on the next one",
+                error,
+            )
+            return keep_within_budget(candidate, self.max_tokens, count)
         state.clear()
         state.update(summary=summary, covers=cut, start=_fingerprint(body, cut))
         compacted = [*head, *_summary_messages(summary), *body[cut:]]
