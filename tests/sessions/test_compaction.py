@@ -181,7 +181,8 @@ async def test_the_summary_is_made_once_kept_in_the_session_and_refreshed_at_the
     assert len(summarizer.calls) == 1  # reused, not recomputed
     assert client.calls[7].messages[0].text.endswith("Ada asked six questions.")
 
-    await agent.run("Question 8", session=restored)
+    async for _ in agent.run("Question 8", session=restored, stream=True):
+        pass
     assert len(summarizer.calls) == 2
     assert "Summary so far:\nAda asked six questions." in summarizer.calls[1].messages[-1].text
     assert client.calls[8].messages[0].text.endswith("Ada asked twelve questions.")
