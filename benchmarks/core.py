@@ -19,14 +19,17 @@ from agentry import (
     Agent,
     AgentSession,
     ChatResponseUpdate,
+    Content,
     FunctionTool,
     InMemoryHistoryProvider,
+    Message,
     RetryPolicy,
     UsageDetails,
     UsageLimits,
     tool,
 )
 from agentry.clients.scripted import ScriptedChatClient
+from agentry.sessions import TokenBudgetCompaction
 from benchmarks._timing import best_of_both, report, rounds_in_turn
 
 __all__ = ["main"]
@@ -280,6 +283,53 @@ def bench_concurrent_tool_runs(count: int = 1000) -> None:
         )
 
 
+def _tool_history(turns: int) -> list[Message]:
+    history: list[Message] = []
+    for n in range(turns):
+        call = Content.from_function_call(call_id=f"h{n}", name="get_weather", arguments={"n": n})
+        history += [
+            Message("user", [f"Weather in city {n}?"]),
+            Message("assistant", [call]),
+            Message("tool", [Content.from_function_result(call_id=f"h{n}", result="Sunny.")]),
+            Message("assistant", [f"It is sunny in city {n}."]),
+        ]
+    return history
+
+
+def bench_compaction(turns: int = 200, *, repeats: int = 5, iterations: int = 200) -> None:
+    """One tool round trip on a session of `turns` turns with tool calls, with a token
+    budget against without one (the baseline sends the whole history)."""
+    call = ScriptedChatClient.function_call("get_weather", {"city": "Paris"}, call_id="c1")
+    answer = ScriptedChatClient.reply("It is sunny.")
+    history = _tool_history(turns)
+
+    def make_run(compaction: TokenBudgetCompaction | None) -> Callable[[], Awaitable[None]]:
+        client = ScriptedChatClient()
+        provider = InMemoryHistoryProvider(
+            store_inputs=False, store_outputs=False, compaction=compaction
+        )
+        agent = Agent(client=client, tools=[get_weather_inline], context_providers=[provider])
+        session = agent.create_session()
+        session.state["in_memory"] = {"messages": history}
+
+        async def run() -> None:
+            client.add(call, answer)
+            await agent.run("Weather in Paris?", session=session)
+            client.calls.clear()
+
+        return run
+
+    compacted, whole = best_of_both(
+        repeats, iterations, make_run(TokenBudgetCompaction(1000)), make_run(None)
+    )
+    overhead = compacted - whole
+    print(
+        f"{f'token budget, {turns}-turn history':<34} {compacted * 1e6:9.1f} us per run   "
+        f"without compaction {whole * 1e6:8.1f} us   ratio {compacted / whole:5.2f}x   "
+        f"compaction costs {overhead * 1e6:7.1f} us per run (2 model requests)"
+    )
+
+
 def bench_import() -> None:
     def measure(statement: str) -> float:
         best = float("inf")
@@ -318,6 +368,7 @@ def main() -> None:
     bench_stream()
     bench_retry_cost()
     bench_concurrent_tool_runs()
+    bench_compaction()
     bench_import()
 
 

@@ -111,6 +111,7 @@ class _Run:
         self.agent_id: str | None = getattr(plan.agent, "id", None)
         self.author_name: str | None = getattr(plan.agent, "name", None)
         self.tools: list[Any] = plan.tools
+        self.compacting: list[HistoryProvider] = []
         self.new_messages: list[Message] = []
         self.usage: Any = None
         self.response_id: str | None = None
@@ -147,6 +148,9 @@ class _Run:
             await provider.before_run(
                 agent=plan.agent, session=session, context=context, state=state
             )
+        self.compacting = [
+            p for p in providers if isinstance(p, HistoryProvider) and p.compaction is not None
+        ]
         offered = self.tools
         if context.tools:
             offered = [*offered, *normalize_tools(context.tools)]
@@ -221,7 +225,9 @@ class _Run:
             if self.stream:
                 response: ChatResponse | None = None
                 model_stream = self._stream_model(
-                    conversation[sent:], call_options, answer_only=limit is not None
+                    await self._to_send(conversation, sent),
+                    call_options,
+                    answer_only=limit is not None,
                 )
                 async with aclosing(model_stream):
                     async for item in model_stream:
@@ -231,7 +237,9 @@ class _Run:
                             yield item
                 assert response is not None
             else:
-                response = await self._call_model(conversation[sent:], call_options)
+                response = await self._call_model(
+                    await self._to_send(conversation, sent), call_options
+                )
             if self.guard is not None:
                 self.guard.after_response(response.usage_details)
             calls = [c for m in response.messages for c in m.contents if c.type == "function_call"]
@@ -274,6 +282,17 @@ class _Run:
             consecutive_errors = consecutive_errors + 1 if batch.all_failed else 0
             if consecutive_errors > plan.config.max_consecutive_errors_per_request:
                 limit = "max_consecutive_errors_per_request"
+
+    async def _to_send(self, conversation: list[Message], sent: int) -> list[Message]:
+        """What of the conversation the next model call sends: the messages after `sent`,
+        shaped by the history providers' compaction unless the service keeps them."""
+        messages = conversation[sent:]
+        if sent or self.session.service_session_id:
+            return messages
+        for provider in self.compacting:
+            state = self.session.state.setdefault(provider.source_id, {})
+            messages = await provider.compact(messages, state=state)
+        return messages
 
     def _answer_without_calls(self, response: ChatResponse, limit: str) -> None:
         """Keep the answer of a model asked to answer without tools, less any tool calls

@@ -11,6 +11,7 @@ import asyncio
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sqlalchemy import Column, Index, Integer, MetaData, String, Table, Text
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -19,6 +20,9 @@ from agentry.errors import HistoryStoreError, SerializationError
 from agentry.sessions._providers import HistoryProvider, message_json
 from agentry.storage import PoolSettings, StoreDatabase
 from agentry.types import Message
+
+if TYPE_CHECKING:
+    from agentry.sessions._compaction import CompactionStrategy
 
 __all__ = ["SQLHistoryProvider", "SQLiteHistoryProvider"]
 
@@ -36,6 +40,8 @@ class SQLHistoryProvider(HistoryProvider):
         engine: An existing `AsyncEngine` (shared with the rest of an application).
         table_name: The table to use.
         pool: The connection pool of the engine made from `url`.
+        compaction: What of the conversation each model request sends (see
+            :class:`HistoryProvider`); the table keeps every message.
 
     Raises:
         StorageConfigError: Both `url` and `engine`, or neither and no
@@ -59,6 +65,7 @@ class SQLHistoryProvider(HistoryProvider):
         store_inputs: bool = True,
         store_outputs: bool = True,
         store_context_messages: bool = False,
+        compaction: CompactionStrategy | None = None,
     ) -> None:
         super().__init__(
             source_id,
@@ -66,6 +73,7 @@ class SQLHistoryProvider(HistoryProvider):
             store_inputs=store_inputs,
             store_outputs=store_outputs,
             store_context_messages=store_context_messages,
+            compaction=compaction,
         )
         self._table = _history_table(table_name)
         self._database = StoreDatabase(
@@ -178,6 +186,7 @@ class SQLiteHistoryProvider(SQLHistoryProvider):
         store_inputs: bool = True,
         store_outputs: bool = True,
         store_context_messages: bool = False,
+        compaction: CompactionStrategy | None = None,
     ) -> None:
         file = Path(path)
         file.parent.mkdir(parents=True, exist_ok=True)
@@ -189,5 +198,6 @@ class SQLiteHistoryProvider(SQLHistoryProvider):
             store_inputs=store_inputs,
             store_outputs=store_outputs,
             store_context_messages=store_context_messages,
+            compaction=compaction,
         )
         self.path = file
