@@ -6,6 +6,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequenc
 from contextlib import AbstractAsyncContextManager, AsyncExitStack
 from typing import TYPE_CHECKING, Any, Literal, TypeGuard, overload
 
+from typing_extensions import TypedDict, Unpack
+
 from agentry.agents._agent_middleware import run_with_agent_middleware
 from agentry.agents._base import BaseAgent
 from agentry.agents._run_loop import RunPlan, has_history_provider, start_run
@@ -35,7 +37,20 @@ if TYPE_CHECKING:
 
     from agentry.protocols import SupportsChatGetResponse
 
-__all__ = ["Agent"]
+__all__ = ["Agent", "AgentRunOptions"]
+
+
+class AgentRunOptions(TypedDict, total=False):
+    """The keyword arguments `Agent.run` takes besides `messages`, `stream` and `session`."""
+
+    options: ChatOptions | None
+    """Chat options for this run, on top of the agent's `default_options`."""
+    tools: Sequence[object] | object | None
+    """Extra tools for this run (names unique among all the run's tools)."""
+    middleware: Sequence[MiddlewareTypes] | None
+    """Extra middleware for this run, after the agent's own."""
+    function_invocation_kwargs: Mapping[str, object] | None
+    """Values for the tools, not the model (a tool that takes `**kwargs` receives them)."""
 
 
 class Agent(BaseAgent):
@@ -126,8 +141,8 @@ class Agent(BaseAgent):
         if resources is not None:
             await resources.__aexit__(exc_type, exc, traceback)
 
-    # BaseAgent.run's overloads again, with this agent's extra run keywords typed: a
-    # keyword set cannot be a type parameter of the base (Unpack takes no TypeVar).
+    # AgentRunMethod's overloads again, with this agent's extra keywords: a protocol's
+    # keyword set cannot be a type parameter (`Unpack` takes no TypeVar).
     @overload
     def run(
         self,
@@ -135,10 +150,7 @@ class Agent(BaseAgent):
         *,
         stream: Literal[False] = False,
         session: AgentSession | None = None,
-        options: ChatOptions | None = None,
-        tools: Sequence[object] | object | None = None,
-        middleware: Sequence[MiddlewareTypes] | None = None,
-        function_invocation_kwargs: Mapping[str, object] | None = None,
+        **run_options: Unpack[AgentRunOptions],
     ) -> Awaitable[AgentResponse]: ...
 
     @overload
@@ -148,10 +160,7 @@ class Agent(BaseAgent):
         *,
         stream: Literal[True],
         session: AgentSession | None = None,
-        options: ChatOptions | None = None,
-        tools: Sequence[object] | object | None = None,
-        middleware: Sequence[MiddlewareTypes] | None = None,
-        function_invocation_kwargs: Mapping[str, object] | None = None,
+        **run_options: Unpack[AgentRunOptions],
     ) -> ResponseStream[AgentResponseUpdate, AgentResponse]: ...
 
     @suggest_keywords

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, overload
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from agentry.middleware import ChatContext, MiddlewareTypes, run_pipeline, split_middleware
 from agentry.observability import get_telemetry_observer
+from agentry.protocols import chat_get_response_method
 from agentry.types import (
     AgentRunInputs,
     ChatOptions,
@@ -82,28 +83,8 @@ class BaseChatClient:
                 "that yields ChatResponseUpdates"
             )
 
-    # The one implementation of the chat overloads (concrete clients implement the
-    # `_inner_*` hooks); `SupportsChatGetResponse` repeats them as a protocol must.
-    @overload
-    def get_response(
-        self,
-        messages: AgentRunInputs,
-        *,
-        stream: Literal[False] = False,
-        options: ChatOptions | None = None,
-    ) -> Awaitable[ChatResponse]: ...
-
-    @overload
-    def get_response(
-        self,
-        messages: AgentRunInputs,
-        *,
-        stream: Literal[True],
-        options: ChatOptions | None = None,
-    ) -> ResponseStream[ChatResponseUpdate, ChatResponse]: ...
-
     @suggest_keywords
-    def get_response(
+    def _get_response(
         self,
         messages: AgentRunInputs,
         *,
@@ -145,6 +126,10 @@ class BaseChatClient:
             )
         response = self._respond_with_middleware(message_list, chat_options)
         return get_telemetry_observer().chat_response(self, message_list, chat_options, response)
+
+    # Callers see the overloads of `ChatGetResponseMethod`.
+    get_response = chat_get_response_method(_get_response)
+    del _get_response
 
     async def _respond_with_middleware(
         self, messages: list[Message], options: ChatOptions
