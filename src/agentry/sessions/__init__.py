@@ -7,8 +7,9 @@ History providers: `InMemoryHistoryProvider` (in the session's state, the defaul
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from agentry.errors import lazy_exports
 from agentry.sessions._file_history import FileHistoryProvider
 from agentry.sessions._providers import ContextProvider, HistoryProvider, InMemoryHistoryProvider
 from agentry.sessions._session import AgentSession, SessionContext, register_state_type
@@ -29,9 +30,8 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    if name in ("SQLHistoryProvider", "SQLiteHistoryProvider"):
-        from agentry.sessions import _sql_history
-
-        return getattr(_sql_history, name)
-    raise AttributeError(f"module 'agentry.sessions' has no attribute {name!r}")
+# The SQL history providers load on first use: they import SQLAlchemy.
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    dict.fromkeys(("SQLHistoryProvider", "SQLiteHistoryProvider"), "agentry.sessions._sql_history"),
+)
