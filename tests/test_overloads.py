@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, cast
 
 import pytest
-from typing_extensions import Never, assert_type
+from typing_extensions import Never, Unpack, assert_type
 
 from agentry import (
     Agent,
@@ -24,6 +24,7 @@ from agentry import (
     SupportsAgentRun,
     SupportsChatGetResponse,
 )
+from agentry.agents import AgentRunOptions
 from agentry.clients import BaseChatClient
 from agentry.clients.scripted import ScriptedChatClient
 from agentry.workflows import (
@@ -122,6 +123,20 @@ async def test_the_classes_return_what_the_overloads_say() -> None:
     events = workflow.run(4, stream=True)
     assert_type(events, ResponseStream[WorkflowEvent[Any], WorkflowRunResult])
     assert (await events.get_final_response()).get_outputs() == [8]
+
+
+def ask(
+    agent: Agent, question: str, **run_options: Unpack[AgentRunOptions]
+) -> Awaitable[AgentResponse]:
+    """A wrapper that passes `Agent.run`'s keywords on, typed."""
+    return agent.run(question, **run_options)
+
+
+async def test_a_wrapper_passes_the_agents_run_options_on() -> None:
+    client = ScriptedChatClient(["noted"])
+    response = await ask(Agent(client=client), "hi", options={"temperature": 0.5})
+    assert response.text == "noted"
+    assert client.calls[0].options.get("temperature") == 0.5
 
 
 async def test_every_agent_and_client_satisfies_its_protocol() -> None:
