@@ -6,8 +6,10 @@ wrong and what to do about it.
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
-from collections.abc import Mapping, Sequence
+import sys
+from collections.abc import Callable, Collection, Mapping, Sequence
 
 __all__ = [
     "EXTRA_PACKAGES",
@@ -34,6 +36,7 @@ __all__ = [
     "UnknownToolError",
     "UsageLimitExceeded",
     "UsageLimitExceededError",
+    "lazy_exports",
     "require_extra",
 ]
 
@@ -268,6 +271,60 @@ def require_extra(extra: str, *, feature: str, packages: Sequence[str] | None = 
     for package in packages if packages is not None else EXTRA_PACKAGES.get(extra, ()):
         if not _importable(package):
             raise MissingExtraError(feature, extra, missing=package)
+
+
+def lazy_exports(
+    package: str,
+    exports: Mapping[str, str],
+    *,
+    extra: str | None = None,
+    feature: str | None = None,
+    extra_packages: Collection[str] = (),
+) -> tuple[Callable[[str], object], Callable[[], list[str]]]:
+    """A package's module `__getattr__` and `__dir__`, loading each name on first use.
+
+    A name is imported from its module when first asked for and then kept in the package,
+    so importing the package stays cheap. With an `extra`, an import that fails for lack
+    of one of `extra_packages` (or with a `MissingExtraError`) raises a
+    `MissingExtraError` naming `pip install 'agentry[EXTRA]'`.
+
+    Args:
+        package: The package's `__name__`.
+        exports: The module each name comes from, by name.
+        extra: The extra that the names' modules need, if any.
+        feature: What needs the extra, for the message; `{name}` stands for the name
+            asked for (default: the package).
+        extra_packages: The top-level packages of the extra.
+
+    Returns:
+        The package's `__getattr__` and `__dir__` (which lists its `__all__`).
+
+    Example:
+        >>> __getattr__, __dir__ = lazy_exports("agentry.x", {"Thing": "agentry.x._thing"})
+    """
+
+    def load(name: str) -> object:
+        home = exports.get(name)
+        if home is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        try:
+            module = importlib.import_module(home)
+        except ImportError as error:
+            missing = (error.name or "").split(".")[0]
+            if extra is None or not (
+                isinstance(error, MissingExtraError) or missing in extra_packages
+            ):
+                raise
+            what = (feature or package).replace("{name}", name)
+            raise MissingExtraError(what, extra) from error
+        value: object = getattr(module, name)
+        setattr(sys.modules[package], name, value)
+        return value
+
+    def names() -> list[str]:
+        return sorted(getattr(sys.modules[package], "__all__", exports))
+
+    return load, names
 
 
 def _importable(package: str) -> bool:

@@ -324,9 +324,7 @@ async def test_nothing_is_recorded_when_instrumentation_is_off() -> None:
 
 async def test_custom_agents_and_agents_as_tools_are_traced(telemetry: Telemetry) -> None:
     class Echo(BaseAgent):
-        async def run(  # pyright: ignore[reportIncompatibleMethodOverride]
-            self, messages: Any, *, session: Any = None, **kwargs: Any
-        ) -> str:
+        async def run(self, messages: Any, *, session: Any = None, **kwargs: Any) -> str:
             return f"echo: {messages[-1].text}"
 
     echo = Echo(name="echo", description="Repeats")

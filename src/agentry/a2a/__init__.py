@@ -8,10 +8,9 @@ Example:
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from agentry.errors import MissingExtraError
+from agentry.errors import lazy_exports
 
 _EXPORTS: dict[str, str] = {
     "A2AConfigError": "agentry.a2a._errors",
@@ -49,28 +48,21 @@ __all__ = [
     "serve",
 ]
 
-_EXTRA_MODULES = ("a2a", "google", "httpx", "starlette", "sse_starlette", "uvicorn", "sqlalchemy")
-
-
-def __getattr__(name: str) -> Any:
-    module_name = _EXPORTS.get(name)
-    if module_name is None:
-        raise AttributeError(f"module 'agentry.a2a' has no attribute {name!r}")
-    try:
-        module = import_module(module_name)
-    except ImportError as error:
-        missing = (error.name or "").split(".")[0]
-        if missing in _EXTRA_MODULES:
-            raise MissingExtraError("A2A", "a2a") from error
-        raise
-    value = getattr(module, name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
-
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    _EXPORTS,
+    extra="a2a",
+    feature="A2A",
+    extra_packages=(
+        "a2a",
+        "google",
+        "httpx",
+        "starlette",
+        "sse_starlette",
+        "uvicorn",
+        "sqlalchemy",
+    ),
+)
 
 if TYPE_CHECKING:
     from agentry.a2a._app import A2AApp, create_app

@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequenc
 from contextlib import AbstractAsyncContextManager, AsyncExitStack
 from typing import TYPE_CHECKING, Any, Literal, TypeGuard, overload
 
-from typing_extensions import TypeVar
+from typing_extensions import TypedDict, TypeVar, Unpack
 
 from agentry.agents._agent_middleware import run_with_agent_middleware
 from agentry.agents._base import BaseAgent
@@ -39,7 +39,28 @@ if TYPE_CHECKING:
 
     from agentry.protocols import SupportsChatGetResponse
 
-__all__ = ["Agent"]
+__all__ = ["Agent", "AgentRunOptions"]
+
+
+class AgentRunOptions(TypedDict, total=False):
+    """The keyword arguments `Agent.run` takes besides `messages`, `stream`, `session` and
+    `response_format` (which types the response, so it stays a parameter of its own)."""
+
+    options: ChatOptions | None
+    """Chat options for this run, on top of the agent's `default_options`."""
+    tools: Sequence[object] | object | None
+    """Extra tools for this run (names unique among all the run's tools)."""
+    middleware: Sequence[MiddlewareTypes] | None
+    """Extra middleware for this run, after the agent's own."""
+    function_invocation_kwargs: Mapping[str, object] | None
+    """Values for the tools, not the model (a tool that takes `**kwargs` receives them)."""
+    output_retries: int | None
+    """For this run, in place of the agent's `output_retries`."""
+    usage_limits: UsageLimits | None
+    """For this run, in place of the agent's `usage_limits`."""
+    session_usage_limits: UsageLimits | None
+    """For this run, in place of the agent's `session_usage_limits`."""
+
 
 OutputT = TypeVar("OutputT", bound="BaseModel", default=Any)
 """The model class a run's `response_format` names, and so the type of its `value`."""
@@ -144,8 +165,8 @@ class Agent(BaseAgent):
         if resources is not None:
             await resources.__aexit__(exc_type, exc, traceback)
 
-    # BaseAgent.run's overloads again, with this agent's extra run keywords typed: a
-    # keyword set cannot be a type parameter of the base (Unpack takes no TypeVar).
+    # AgentRunMethod's overloads again, with this agent's extra keywords: a protocol's
+    # keyword set cannot be a type parameter (`Unpack` takes no TypeVar).
     @overload
     def run(
         self,
@@ -153,14 +174,8 @@ class Agent(BaseAgent):
         *,
         stream: Literal[False] = False,
         session: AgentSession | None = None,
-        options: ChatOptions | None = None,
-        tools: Sequence[object] | object | None = None,
-        middleware: Sequence[MiddlewareTypes] | None = None,
-        function_invocation_kwargs: Mapping[str, object] | None = None,
         response_format: type[OutputT] | Mapping[str, Any] | None = None,
-        output_retries: int | None = None,
-        usage_limits: UsageLimits | None = None,
-        session_usage_limits: UsageLimits | None = None,
+        **run_options: Unpack[AgentRunOptions],
     ) -> Awaitable[AgentResponse[OutputT]]: ...
 
     @overload
@@ -170,14 +185,8 @@ class Agent(BaseAgent):
         *,
         stream: Literal[True],
         session: AgentSession | None = None,
-        options: ChatOptions | None = None,
-        tools: Sequence[object] | object | None = None,
-        middleware: Sequence[MiddlewareTypes] | None = None,
-        function_invocation_kwargs: Mapping[str, object] | None = None,
         response_format: type[OutputT] | Mapping[str, Any] | None = None,
-        output_retries: int | None = None,
-        usage_limits: UsageLimits | None = None,
-        session_usage_limits: UsageLimits | None = None,
+        **run_options: Unpack[AgentRunOptions],
     ) -> ResponseStream[AgentResponseUpdate, AgentResponse[OutputT]]: ...
 
     @suggest_keywords

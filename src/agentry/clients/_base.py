@@ -5,12 +5,13 @@ from __future__ import annotations
 import inspect
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, overload
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from agentry.clients._retrying import retry_response, stream_with_retries
 from agentry.errors import ChatClientError
 from agentry.middleware import ChatContext, MiddlewareTypes, run_pipeline, split_middleware
 from agentry.observability import get_telemetry_observer
+from agentry.protocols import chat_get_response_method
 from agentry.types import (
     AgentRunInputs,
     ChatOptions,
@@ -97,28 +98,8 @@ class BaseChatClient:
                 "that yields ChatResponseUpdates"
             )
 
-    # The one implementation of the chat overloads (concrete clients implement the
-    # `_inner_*` hooks); `SupportsChatGetResponse` repeats them as a protocol must.
-    @overload
-    def get_response(
-        self,
-        messages: AgentRunInputs,
-        *,
-        stream: Literal[False] = False,
-        options: ChatOptions | None = None,
-    ) -> Awaitable[ChatResponse]: ...
-
-    @overload
-    def get_response(
-        self,
-        messages: AgentRunInputs,
-        *,
-        stream: Literal[True],
-        options: ChatOptions | None = None,
-    ) -> ResponseStream[ChatResponseUpdate, ChatResponse]: ...
-
     @suggest_keywords
-    def get_response(
+    def _get_response(
         self,
         messages: AgentRunInputs,
         *,
@@ -155,6 +136,10 @@ class BaseChatClient:
             return ResponseStream(updates, lambda items: self._fold_updates(items, response_format))
         response = self._respond_with_middleware(message_list, chat_options)
         return get_telemetry_observer().chat_response(self, message_list, chat_options, response)
+
+    # Callers see the overloads of `ChatGetResponseMethod`.
+    get_response = chat_get_response_method(_get_response)
+    del _get_response
 
     async def _respond_with_middleware(
         self, messages: list[Message], options: ChatOptions

@@ -125,9 +125,26 @@ class TelemetryObserver:
         """A call over MCP or A2A, made (`client`) or answered (`server`).
 
         `sensitive_attributes` computes the attributes that carry user data (tool
-        arguments, for example); an observer calls it only when it records such data.
+        arguments, for example); `remote_call_attributes` adds them when this observer
+        records such data.
         """
         return call
+
+    @property
+    def records_sensitive_data(self) -> bool:
+        """Whether this observer records user data: prompts, responses, tool arguments."""
+        return False
+
+    def remote_call_attributes(
+        self,
+        attributes: Mapping[str, object],
+        sensitive_attributes: Callable[[], Mapping[str, object]] | None,
+    ) -> Mapping[str, object]:
+        """A remote call's attributes, with its sensitive ones if this observer records
+        user data (`sensitive_attributes` is called only then)."""
+        if sensitive_attributes is None or not self.records_sensitive_data:
+            return attributes
+        return {**attributes, **sensitive_attributes()}
 
     def remote_task_status(self, task_id: str, status: str) -> None:
         """A long-running remote task the current call follows changed status."""

@@ -8,8 +8,9 @@ History providers: `InMemoryHistoryProvider` (in the session's state, the defaul
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from agentry.errors import lazy_exports
 from agentry.sessions._compaction import (
     CompactionStrategy,
     SlidingWindowCompaction,
@@ -44,9 +45,8 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    if name in ("SQLHistoryProvider", "SQLiteHistoryProvider"):
-        from agentry.sessions import _sql_history
-
-        return getattr(_sql_history, name)
-    raise AttributeError(f"module 'agentry.sessions' has no attribute {name!r}")
+# The SQL history providers load on first use: they import SQLAlchemy.
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    dict.fromkeys(("SQLHistoryProvider", "SQLiteHistoryProvider"), "agentry.sessions._sql_history"),
+)

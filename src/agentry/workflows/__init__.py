@@ -74,7 +74,7 @@ from agentry.workflows._sqlite_checkpoint import SQLiteCheckpointStorage
 from agentry.workflows._sub_workflow import WorkflowExecutor
 from agentry.workflows._validation import validate_workflow_graph
 from agentry.workflows._viz import WorkflowViz
-from agentry.workflows._workflow import DEFAULT_MAX_ITERATIONS, Workflow
+from agentry.workflows._workflow import DEFAULT_MAX_ITERATIONS, Workflow, WorkflowRunOptions
 from agentry.workflows._workflow_agent import WorkflowAgent
 from agentry.workflows._workflow_run import WorkflowRun
 
@@ -125,6 +125,7 @@ __all__ = [
     "WorkflowException",
     "WorkflowExecutor",
     "WorkflowRun",
+    "WorkflowRunOptions",
     "WorkflowRunResult",
     "WorkflowRunState",
     "WorkflowRunnerException",
