@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, cast
 from dbos import DBOS
 
 from agentry.durable._errors import DurableRunError, DurableStepError
+from agentry.durable._following import MODEL_STEP, TOOL_STEP_PREFIX
 from agentry.middleware import (
     ChatContext,
     ChatMiddleware,
@@ -31,13 +32,10 @@ if TYPE_CHECKING:
 
 __all__ = ["AgentSteps"]
 
-MODEL_STEP = "agentry.model"
-"""The name of a model call's step."""
-
 
 def tool_step_name(tool_name: str) -> str:
     """The name of a tool call's step."""
-    return f"agentry.tool:{tool_name}"
+    return f"{TOOL_STEP_PREFIX}{tool_name}"
 
 
 class AgentSteps:
@@ -83,8 +81,15 @@ class AgentSteps:
                 await call_next()
             except Exception as error:
                 failure.append(error)
-                return {"error": {"type": type(error).__name__, "message": str(error)}}
-            return {"result": registry.encode(context.result), "terminate": context.terminate}
+                return {
+                    "error": {"type": type(error).__name__, "message": str(error)},
+                    "call_id": context.call_id,
+                }
+            return {
+                "result": registry.encode(context.result),
+                "terminate": context.terminate,
+                "call_id": context.call_id,
+            }
 
         options: StepOptions = {"name": tool_step_name(context.function.name)}
         reservation = self._tool_steps.pop(context.call_id or "", None)

@@ -13,8 +13,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from dbos import DBOS, DBOSClient, DBOSConfig, EnqueueOptions, SetWorkflowID
 from sqlalchemy.exc import DBAPIError
 
+from agentry.durable._agent_run_handle import DurableAgentRun
 from agentry.durable._dbos_steps import HANDLER_QUEUE
-from agentry.durable._durable_agent import AGENT_FUNCTION, DurableAgentRun, durable_agent_run
+from agentry.durable._durable_agent import AGENT_FUNCTION, agent_fingerprint, durable_agent_run
 from agentry.durable._durable_workflow import (
     RUNS_QUEUE,
     WORKFLOW_FUNCTION,
@@ -197,11 +198,16 @@ class DurableRuntime:
         self._agents[name] = agent
         return name
 
-    def agent(self, agent_name: str) -> Agent:
+    def agent(self, agent_name: str, fingerprint: str | None = None) -> Agent:
         """A registered agent.
 
+        Args:
+            agent_name: The agent's name.
+            fingerprint: The agent's fingerprint when a run started (its tools); the
+                agent registered now must have the same.
+
         Raises:
-            DurableRunError: No agent of this name is registered.
+            DurableRunError: No agent of this name is registered, or its tools changed.
         """
         agent = self._agents.get(agent_name)
         if agent is None:
@@ -209,6 +215,12 @@ class DurableRuntime:
                 f"no agent named {agent_name!r} is registered in this process (registered: "
                 f"{sorted(self._agents) or 'none'}); register it with register_agent() in "
                 "every worker and client"
+            )
+        if fingerprint is not None and fingerprint != agent_fingerprint(agent):
+            raise DurableRunError(
+                f"the run was started with another version of agent {agent_name!r} (its "
+                "tools differ from this process's); finish it with a worker that runs the "
+                "version it started with"
             )
         return agent
 
@@ -222,7 +234,7 @@ class DurableRuntime:
         shape = {
             "agentry": agentry.__version__,
             "workflows": sorted((n, r.graph_signature) for n, r in self._factories.items()),
-            "agents": sorted(self._agents),
+            "agents": sorted(agent_fingerprint(a) for a in self._agents.values()),
         }
         digest = hashlib.sha256(json.dumps(shape).encode()).hexdigest()[:16]
         return f"agentry-{digest}"
@@ -422,25 +434,31 @@ class DurableRuntime:
         """Start a durable run of a registered agent on `messages`; a handle to it.
 
         As with `start`, a launched runtime runs it here and one that is not launched
-        queues it for a worker; an existing `run_id` returns that run.
+        queues it for a worker; an existing `run_id` returns that run. When the model
+        calls a tool that needs approval, the run waits durably for the answers
+        (`DurableAgentRun.send_response`, from any process), then goes on.
 
         Raises:
             DurableRunError: The agent is not registered here.
             WorkflowCheckpointException: The messages hold a type that cannot be stored.
         """
-        self.agent(agent_name)
+        fingerprint = agent_fingerprint(self.agent(agent_name))
         encoded = CheckpointTypeRegistry().encode(normalize_messages(messages))
         run_id, handle = await self._start(
-            AGENT_FUNCTION, durable_agent_run, (agent_name, encoded), run_id
+            AGENT_FUNCTION, durable_agent_run, (agent_name, fingerprint, encoded), run_id
         )
         return DurableAgentRun(self, run_id, handle=handle)
 
     def agent_run(self, run_id: str) -> DurableAgentRun:
-        """A handle to an agent run (started by any process on this database)."""
+        """A handle to an agent run (started by any process on this database).
+
+        Its methods raise `DurableRunError` when there is no agent run of this id."""
         return DurableAgentRun(self, run_id)
 
     def run(self, run_id: str) -> DurableRun:
-        """A handle to a run (started by any process on this database)."""
+        """A handle to a workflow run (started by any process on this database).
+
+        Its methods raise `DurableRunError` when there is no workflow run of this id."""
         return DurableRun(self, run_id)
 
     def client(self) -> DBOSClient:
