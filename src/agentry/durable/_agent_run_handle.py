@@ -12,7 +12,7 @@ from agentry.durable._durable_agent import (
 )
 from agentry.durable._durable_workflow import REQUESTS_EVENT, RESPONSES_TOPIC
 from agentry.durable._errors import DurableRunError
-from agentry.durable._following import agent_updates, approval_updates
+from agentry.durable._following import agent_updates
 from agentry.durable._handle import POLL_SECONDS, RunHandle
 from agentry.types import Content
 from agentry.workflows import CheckpointTypeRegistry
@@ -99,17 +99,12 @@ class DurableAgentRun(RunHandle):
         """
         agent_name = await self._agent_name()
         registry = CheckpointTypeRegistry()
-        announced: set[str] = set()
         async for steps, status in self._recorded_steps():
             for step in steps:
                 for update in agent_updates(
                     step["function_name"], step["output"], registry, agent_name
                 ):
                     yield update
-            fresh = [r for r in await self.pending_requests() if str(r.id) not in announced]
-            if fresh:
-                announced.update(str(r.id) for r in fresh)
-                yield approval_updates(fresh, agent_name)
             if status in ("ERROR", "MAX_RECOVERY_ATTEMPTS_EXCEEDED"):
                 raise await self._error()
 

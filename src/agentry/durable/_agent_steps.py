@@ -45,6 +45,11 @@ class AgentSteps:
         self._registry = registry or CheckpointTypeRegistry()
         self._tool_steps: dict[str, StepReservation] = {}
 
+    def reserve_tool_steps(self, call_ids: list[str]) -> None:
+        """Number the steps of these tool calls now, in this order (calls approved after a
+        wait, which run concurrently once the agent goes on); forget earlier numbers."""
+        self._tool_steps = {call_id: DBOS.reserve_step() for call_id in call_ids}
+
     def middleware(self) -> list[Any]:
         """The middleware to pass to `agent.run(..., middleware=...)`."""
         return [_ModelCalls(self), _ToolCalls(self)]
@@ -96,7 +101,7 @@ class AgentSteps:
         recorded: dict[str, Any]
         if reservation is not None:
             recorded = await reservation.run_async(options, call)
-        else:  # a call no model response of this run announced (an approved call resumed)
+        else:  # a call no model response of this run announced
             recorded = await DBOS.run_step_async(options, call)
         if "error" in recorded:
             if failure:

@@ -26,6 +26,7 @@ from agentry.durable._durable_workflow import (
     launched_source,
 )
 from agentry.durable._errors import DurableRunError
+from agentry.durable._following import APPROVALS_STEP
 from agentry.types import Content, Message
 from agentry.workflows import CheckpointTypeRegistry
 
@@ -68,6 +69,7 @@ async def durable_agent_run(
         if not requests or any(r.type != "function_approval_request" for r in requests):
             return {"response": registry.encode(response)}
         answers = await _wait_for_approvals(requests, registry)
+        steps.reserve_tool_steps([str(a.id) for a in answers if a.approved])
         conversation = [*conversation, *response.messages, Message("user", answers)]
 
 
@@ -78,6 +80,12 @@ async def _wait_for_approvals(
     is answered; the approval responses."""
     pending = {str(r.id): r for r in requests}
     answers: list[Content] = []
+    encoded = registry.encode(requests)
+
+    async def record_requests() -> object:
+        return encoded
+
+    await DBOS.run_step_async({"name": APPROVALS_STEP}, record_requests)  # for followers
     while pending:
         await DBOS.set_event_async(REQUESTS_EVENT, registry.encode(list(pending.values())))
         received = await DBOS.recv_async(RESPONSES_TOPIC, timeout_seconds=ANSWER_WAIT_SECONDS)

@@ -16,11 +16,11 @@ if TYPE_CHECKING:
     from agentry.workflows import CheckpointTypeRegistry, Workflow
 
 __all__ = [
+    "APPROVALS_STEP",
     "HANDLER_STEP_PREFIX",
     "MODEL_STEP",
     "TOOL_STEP_PREFIX",
     "agent_updates",
-    "approval_updates",
     "failure_details",
     "workflow_events",
 ]
@@ -31,6 +31,8 @@ MODEL_STEP = "agentry.model"
 """The name of a model call's step."""
 TOOL_STEP_PREFIX = "agentry.tool:"
 """The name of a tool call's step, before the tool's name."""
+APPROVALS_STEP = "agentry.approvals"
+"""The name of the step that records the approval requests an agent run waits on."""
 
 
 def workflow_events(step_name: str, record: object, workflow: Workflow) -> list[WorkflowEvent[Any]]:
@@ -77,8 +79,11 @@ def _event_of(effect: list[Any], executor_id: str, workflow: Workflow) -> Workfl
 def agent_updates(
     step_name: str, record: object, registry: CheckpointTypeRegistry, agent_name: str
 ) -> list[AgentResponseUpdate]:
-    """The updates of one recorded model call (its messages) or tool call (its result);
-    none for a step of another kind."""
+    """The updates of one recorded model call (its messages), tool call (its result), or
+    wait for approvals (the requests); none for a step of another kind."""
+    if step_name == APPROVALS_STEP:
+        requests = cast("list[Content]", registry.decode(record))
+        return [AgentResponseUpdate(contents=requests, role="assistant", author_name=agent_name)]
     if not isinstance(record, dict):
         return []
     fields = cast("dict[str, Any]", record)
@@ -109,11 +114,6 @@ def agent_updates(
             )
         ]
     return []
-
-
-def approval_updates(requests: list[Content], agent_name: str) -> AgentResponseUpdate:
-    """The update that announces approval requests a run waits on."""
-    return AgentResponseUpdate(contents=requests, role="assistant", author_name=agent_name)
 
 
 def failure_details(error: Exception) -> WorkflowErrorDetails:

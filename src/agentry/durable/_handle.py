@@ -68,9 +68,17 @@ class RunHandle:
         except DBAPIError as error:
             raise self._runtime.unreadable(error) from error
 
+    async def status_record(self) -> WorkflowStatus:
+        """The run's DBOS status record.
+
+        Raises:
+            DurableRunError: There is no such run.
+        """
+        return await (await self._retrieve()).get_status()
+
     async def _status_record(self) -> WorkflowStatus:
         """The run's DBOS status, checked to be a run of this handle's kind."""
-        status = await (await self._retrieve()).get_status()
+        status = await self.status_record()
         if status.name != self._function_name:
             kind = "an agent run" if status.name.endswith("agent_run") else "not " + self._kind
             raise DurableRunError(

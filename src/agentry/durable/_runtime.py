@@ -455,6 +455,17 @@ class DurableRuntime:
         Its methods raise `DurableRunError` when there is no agent run of this id."""
         return DurableAgentRun(self, run_id)
 
+    async def find(self, run_id: str) -> DurableRun | DurableAgentRun:
+        """A handle to the run of this id, whichever kind it is (workflow or agent run).
+
+        Raises:
+            DurableRunError: There is no durable run with this id.
+        """
+        status = await DurableRun(self, run_id).status_record()
+        if status.name == AGENT_FUNCTION:
+            return DurableAgentRun(self, run_id)
+        return DurableRun(self, run_id)
+
     def run(self, run_id: str) -> DurableRun:
         """A handle to a workflow run (started by any process on this database).
 

@@ -1,0 +1,178 @@
+"""Tool approvals in durable agent runs wait in the database, and are answered from any
+process; a run is followed through its recorded steps."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from agentry.durable import DurableRunError, DurableRuntime
+from agentry.types import AgentResponseUpdate
+from tests.durable.approval_app import CALLS_URL_ENV, Calls, build_mailer
+
+ROOT = Path(__file__).resolve().parents[2]
+APP = "tests.durable.approval_app:create_runtime"
+
+
+@pytest.fixture
+def calls(tmp_path: Path) -> Calls:
+    return Calls(f"sqlite:///{tmp_path / 'calls.sqlite'}")
+
+
+async def test_an_approval_waits_and_bad_answers_leave_the_run_waiting(
+    tmp_path: Path, calls: Calls
+) -> None:
+    runtime = DurableRuntime(tmp_path / "runs.sqlite", takeover_after=None)
+    runtime.register_agent(build_mailer(calls))
+    async with runtime:
+        run = await runtime.start_agent("mailer", "Tell Ada I am late.", run_id="mail-1")
+        (request,) = await run.wait_for_requests(timeout=60)
+        assert request.type == "function_approval_request"
+        assert request.function_call is not None and request.function_call.name == "send_email"
+        with pytest.raises(DurableRunError, match="must be a bool .True approves"):
+            await run.send_response("mail-call", "yes")  # pyright: ignore[reportArgumentType]
+        with pytest.raises(DurableRunError, match="does not wait on an approval 'other'"):
+            await run.send_response("other", True)
+        with pytest.raises(DurableRunError, match="no durable run with id 'nobody'"):
+            await runtime.agent_run("nobody").send_response("mail-call", True)
+        with pytest.raises(DurableRunError, match="is an agent run, not a workflow run"):
+            await runtime.run("mail-1").pending_requests()
+        assert [r.id for r in await run.pending_requests()] == ["mail-call"]
+        assert await run.status() == "PENDING"
+        assert [kind for kind, _ in calls.all()] == ["model"]  # the tool waits
+
+        await run.send_response("mail-call", True)
+        response = await run.result(timeout=60)
+        assert response.text == "Done: sent to ada@example.com."
+        assert [kind for kind, _ in calls.all()] == ["model", "tool", "model"]
+        with pytest.raises(DurableRunError, match="answered already, or never asked"):
+            await run.send_response("mail-call", False)
+        updates = [u async for u in run.stream()]
+        assert _shape(updates) == [
+            ("assistant", ["function_call"]),
+            ("assistant", ["function_approval_request"]),
+            ("tool", ["function_result"]),
+            ("assistant", ["text"]),
+        ]
+
+
+async def test_a_rejected_call_does_not_run(tmp_path: Path, calls: Calls) -> None:
+    runtime = DurableRuntime(tmp_path / "runs.sqlite", takeover_after=None)
+    runtime.register_agent(build_mailer(calls))
+    async with runtime:
+        run = await runtime.start_agent("mailer", "Tell Ada I am late.")
+        (request,) = await run.wait_for_requests(timeout=60)
+        await run.send_response(str(request.id), False)
+        response = await run.result(timeout=60)
+    assert response.text.startswith("Done: Error: the user did not approve this tool call")
+    assert [kind for kind, _ in calls.all()] == ["model", "model"]
+
+
+def _shape(updates: list[AgentResponseUpdate]) -> list[tuple[str | None, list[str]]]:
+    return [(u.role, [c.type for c in u.contents]) for u in updates]
+
+
+@pytest.fixture
+def environment(tmp_path: Path) -> dict[str, str]:
+    return {
+        **os.environ,
+        "PYTHONPATH": f"{ROOT / 'src'}{os.pathsep}{ROOT}",
+        "AGENTRY_DURABLE_DATABASE_URL": f"sqlite:///{tmp_path / 'runs.sqlite'}",
+        CALLS_URL_ENV: f"sqlite:///{tmp_path / 'calls.sqlite'}",
+    }
+
+
+@pytest.fixture
+def start_worker(environment: dict[str, str]) -> Iterator[object]:
+    """Starts `agentry worker` processes (stopped at the end), once each says it runs."""
+    started: list[subprocess.Popen[str]] = []
+
+    def start(worker_id: str) -> subprocess.Popen[str]:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "agentry.cli", "worker", APP, "--worker-id", worker_id],
+            stderr=subprocess.PIPE,
+            text=True,
+            env=environment,
+            cwd=ROOT,
+        )
+        started.append(process)
+        assert process.stderr is not None
+        announced = process.stderr.readline()
+        assert f"agentry worker {worker_id}: running" in announced, announced
+        return process
+
+    yield start
+    for process in started:
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+    for process in started:
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+def _cli(environment: dict[str, str], *arguments: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "agentry.cli", "workflow", *arguments, "--app", APP],
+        capture_output=True,
+        text=True,
+        env=environment,
+        cwd=ROOT,
+        timeout=120,
+        check=False,
+    )
+
+
+async def test_a_waiting_run_survives_its_worker_and_another_worker_finishes_it(
+    start_worker: object, environment: dict[str, str]
+) -> None:
+    start = start_worker
+    assert callable(start)
+    first: subprocess.Popen[str] = start("first")
+    client = DurableRuntime(environment["AGENTRY_DURABLE_DATABASE_URL"])
+    client.register_agent(build_mailer())
+    try:
+        run = await client.start_agent("mailer", "Tell Ada I am late.", run_id="mail-1")
+        updates: list[AgentResponseUpdate] = []
+
+        async def follow() -> None:
+            async for update in client.agent_run("mail-1").stream():
+                updates.append(update)
+
+        follower = asyncio.create_task(follow())
+        await run.wait_for_requests(timeout=60)
+        first.send_signal(signal.SIGKILL)
+        assert first.wait(timeout=30) == -signal.SIGKILL
+
+        # Answered from other processes while no worker runs: a wrong answer is refused,
+        # the right one taken.
+        shown = await asyncio.to_thread(_cli, environment, "status", "mail-1")
+        assert "request mail-call: approve the call send_email(" in shown.stdout, shown.stderr
+        refused = await asyncio.to_thread(_cli, environment, "send-response", "mail-1", "yes")
+        assert refused.returncode == 1
+        assert "does not fit a tool approval" in refused.stderr
+        answered = await asyncio.to_thread(_cli, environment, "send-response", "mail-1", "approve")
+        assert answered.returncode == 0, answered.stderr
+
+        second: subprocess.Popen[str] = start("second")  # takes the silent worker's run over
+        response = await run.result(timeout=90)
+        await asyncio.wait_for(follower, 30)  # a hang guard
+    finally:
+        client.shutdown()
+    assert response.text == "Done: sent to ada@example.com."
+    by_process = Calls(environment[CALLS_URL_ENV]).all()
+    assert by_process == [("model", first.pid), ("tool", second.pid), ("model", second.pid)]
+    assert _shape(updates) == [
+        ("assistant", ["function_call"]),
+        ("assistant", ["function_approval_request"]),
+        ("tool", ["function_result"]),
+        ("assistant", ["text"]),
+    ]
