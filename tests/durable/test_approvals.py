@@ -8,17 +8,19 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
+from agentry.cli import main
 from agentry.durable import DurableRunError, DurableRuntime
 from agentry.types import AgentResponseUpdate
 from tests.durable.approval_app import CALLS_URL_ENV, Calls, build_mailer
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = "tests.durable.approval_app:create_runtime"
+StartWorker = Callable[[str], "subprocess.Popen[str]"]
 
 
 @pytest.fixture
@@ -35,8 +37,9 @@ async def test_an_approval_waits_and_bad_answers_leave_the_run_waiting(
         run = await runtime.start_agent("mailer", "Tell Ada I am late.", run_id="mail-1")
         (request,) = await run.wait_for_requests(timeout=60)
         assert request.type == "function_approval_request"
-        assert request.function_call is not None and request.function_call.name == "send_email"
-        with pytest.raises(DurableRunError, match="must be a bool .True approves"):
+        assert request.function_call is not None
+        assert request.function_call.name == "send_email"
+        with pytest.raises(DurableRunError, match=r"must be a bool \(True approves"):
             await run.send_response("mail-call", "yes")  # pyright: ignore[reportArgumentType]
         with pytest.raises(DurableRunError, match="does not wait on an approval 'other'"):
             await run.send_response("other", True)
@@ -90,7 +93,7 @@ def environment(tmp_path: Path) -> dict[str, str]:
 
 
 @pytest.fixture
-def start_worker(environment: dict[str, str]) -> Iterator[object]:
+def start_worker(environment: dict[str, str]) -> Iterator[StartWorker]:
     """Starts `agentry worker` processes (stopped at the end), once each says it runs."""
     started: list[subprocess.Popen[str]] = []
 
@@ -132,11 +135,13 @@ def _cli(environment: dict[str, str], *arguments: str) -> subprocess.CompletedPr
 
 
 async def test_a_waiting_run_survives_its_worker_and_another_worker_finishes_it(
-    start_worker: object, environment: dict[str, str]
+    start_worker: StartWorker,
+    environment: dict[str, str],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     start = start_worker
-    assert callable(start)
-    first: subprocess.Popen[str] = start("first")
+    first = start("first")
     client = DurableRuntime(environment["AGENTRY_DURABLE_DATABASE_URL"])
     client.register_agent(build_mailer())
     try:
@@ -152,17 +157,21 @@ async def test_a_waiting_run_survives_its_worker_and_another_worker_finishes_it(
         first.send_signal(signal.SIGKILL)
         assert first.wait(timeout=30) == -signal.SIGKILL
 
-        # Answered from other processes while no worker runs: a wrong answer is refused,
-        # the right one taken.
-        shown = await asyncio.to_thread(_cli, environment, "status", "mail-1")
-        assert "request mail-call: approve the call send_email(" in shown.stdout, shown.stderr
-        refused = await asyncio.to_thread(_cli, environment, "send-response", "mail-1", "yes")
-        assert refused.returncode == 1
-        assert "does not fit a tool approval" in refused.stderr
+        # While no worker runs: the CLI (here) shows the request and refuses a wrong
+        # answer; the CLI in another process approves.
+        for name in ("AGENTRY_DURABLE_DATABASE_URL", CALLS_URL_ENV):
+            monkeypatch.setenv(name, environment[name])
+        assert await asyncio.to_thread(main, ["workflow", "status", "mail-1", "--app", APP]) == 0
+        shown = capsys.readouterr().out
+        assert "run mail-1: PENDING" in shown
+        assert "request mail-call: approve the call send_email(" in shown
+        wrong = ["workflow", "send-response", "mail-1", "yes", "--app", APP]
+        assert await asyncio.to_thread(main, wrong) == 1
+        assert "does not fit a tool approval" in capsys.readouterr().err
         answered = await asyncio.to_thread(_cli, environment, "send-response", "mail-1", "approve")
         assert answered.returncode == 0, answered.stderr
 
-        second: subprocess.Popen[str] = start("second")  # takes the silent worker's run over
+        second = start("second")  # takes the silent worker's run over
         response = await run.result(timeout=90)
         await asyncio.wait_for(follower, 30)  # a hang guard
     finally:
