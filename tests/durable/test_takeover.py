@@ -8,7 +8,9 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,6 +19,7 @@ import pytest
 import sqlalchemy as sa
 
 from agentry.durable import DurableRuntime
+from agentry.workflows import WorkflowEvent, WorkflowRunState
 from tests.durable.takeover_app import BLOCKING_ITEM, EFFECTS_URL_ENV, ITEMS, build_ledger
 from tests.postgres import PostgresServer
 
@@ -92,6 +95,21 @@ def _blocked_worker(effects_url: str) -> tuple[str, int]:
     raise AssertionError("no call blocked")
 
 
+def _follow(runs_url: str, events: list[WorkflowEvent[Any]]) -> None:
+    """Follow the run from its start to its end (in a thread), collecting its events."""
+
+    async def follow() -> None:
+        follower = DurableRuntime(runs_url)
+        follower.register(build_ledger, distributed=["work"])
+        try:
+            async for event in follower.run("ledger-1").stream():
+                events.append(event)
+        finally:
+            follower.shutdown()
+
+    asyncio.run(follow())
+
+
 def test_the_live_workers_take_over_the_work_of_a_killed_one(
     workers: dict[int, subprocess.Popen[str]], databases: tuple[str, str]
 ) -> None:
@@ -103,6 +121,9 @@ def test_the_live_workers_take_over_the_work_of_a_killed_one(
         await client.start("ledger", ITEMS, run_id="ledger-1")
 
     asyncio.run(start())
+    events: list[WorkflowEvent[Any]] = []
+    follower = threading.Thread(target=_follow, args=(runs_url, events))
+    follower.start()
     blocked_key, killed = _blocked_worker(effects_url)
     assert blocked_key == f"ledger-1/2/work/{BLOCKING_ITEM}"
     workers[killed].send_signal(signal.SIGKILL)
@@ -116,6 +137,14 @@ def test_the_live_workers_take_over_the_work_of_a_killed_one(
 
     outputs = asyncio.run(result())
     assert outputs == asyncio.run(build_ledger().run(ITEMS)).get_outputs()
+    follower.join(timeout=60)  # a hang guard
+    # The follower saw each call once, the killed one too (once, when it completed on
+    # the worker that took it over), and the output once.
+    seen = Counter((e.type, e.executor_id) for e in events)
+    assert seen[("executor_completed", "work")] == seen[("executor_invoked", "work")] == ITEMS
+    assert seen[("executor_completed", "split")] == seen[("executor_completed", "total")] == 1
+    assert [e.data for e in events if e.type == "output"] == outputs
+    assert events[-1].state == WorkflowRunState.IDLE
 
     effects = _rows(effects_url, "SELECT key, value FROM effects")
     assert sorted(key for key, _ in effects) == sorted(f"ledger-1/2/work/{i}" for i in range(ITEMS))
