@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from dbos import DBOS, DBOSClient, DBOSConfig, EnqueueOptions, SetWorkflowID
+from dbos._error import DBOSNonExistentWorkflowError
 from sqlalchemy.exc import DBAPIError
 
 from agentry.durable._agent_run_handle import DurableAgentRun
@@ -412,6 +413,8 @@ class DurableRuntime:
     ) -> tuple[str, WorkflowHandleAsync[Any] | None]:
         """Start (launched) or queue (not launched) a DBOS workflow; its id, and the
         handle to its task when it runs here."""
+        if run_id is not None:
+            await self._check_same_run(run_id, function_name, arguments[:2])
         if not self._launched:
             options: EnqueueOptions = {"queue_name": RUNS_QUEUE, "workflow_name": function_name}
             if run_id is not None:
@@ -427,6 +430,27 @@ class DurableRuntime:
             with SetWorkflowID(run_id):
                 handle = await DBOS.start_workflow_async(function, *arguments)
         return handle.get_workflow_id(), handle
+
+    async def _check_same_run(
+        self, run_id: str, function_name: str, identity: tuple[Any, ...]
+    ) -> None:
+        """Refuse to start a run under the id of an existing run of another workflow or
+        agent, or of another version of it (its name and fingerprint differ)."""
+        try:
+            handle = await self.client().retrieve_workflow_async(run_id)
+        except DBOSNonExistentWorkflowError:
+            return
+        except DBAPIError as error:
+            raise self.unreadable(error) from error
+        status = await handle.get_status()
+        started_with = tuple(status.input["args"][: len(identity)]) if status.input else ()
+        if status.name == function_name and started_with == identity:
+            return
+        raise DurableRunError(
+            f"a run with id {run_id!r} exists already, started with another workflow or "
+            "agent, or another version of it (its name or fingerprint differs); start this "
+            "one under another run id"
+        )
 
     async def start_agent(
         self, agent_name: str, messages: AgentRunInputs, *, run_id: str | None = None
