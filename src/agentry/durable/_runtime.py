@@ -437,7 +437,7 @@ class DurableRuntime:
         """Refuse to start a run under the id of an existing run of another workflow or
         agent, or of another version of it (its name and fingerprint differ)."""
         try:
-            handle = await self.client().retrieve_workflow_async(run_id)
+            handle: WorkflowHandleAsync[Any] = await self.client().retrieve_workflow_async(run_id)
         except DBOSNonExistentWorkflowError:
             return
         except DBAPIError as error:
