@@ -91,6 +91,9 @@ class DurableRuntime:
             it left (default: `local`).
         handler_concurrency: How many calls of distributed executors this worker runs at
             once (default: no limit).
+        run_concurrency: How many queued runs (started by clients) this worker runs at
+            once, waiting runs included (default: no limit, so that the first worker to
+            look takes every queued run; set it for several workers to share a burst).
         takeover_after: Seconds after which the runs of a worker that stopped (its
             heartbeat went silent) are taken over by the live workers; None never takes
             over (the worker's own restart resumes them).
@@ -121,12 +124,14 @@ class DurableRuntime:
         *,
         worker_id: str | None = None,
         handler_concurrency: int | None = None,
+        run_concurrency: int | None = None,
         takeover_after: float | None = 60.0,
         app_version: str | None = None,
     ) -> None:
         self.database_url = database_url_of(database)
         self.worker_id = worker_id
         self.handler_concurrency = handler_concurrency
+        self.run_concurrency = run_concurrency
         self.takeover_after = takeover_after
         self._app_version = app_version
         self._watch: WorkerWatch | None = None
@@ -330,7 +335,7 @@ class DurableRuntime:
         try:
             DBOS(config=config)
             DBOS.launch()
-            await DBOS.register_queue_async(RUNS_QUEUE)
+            await DBOS.register_queue_async(RUNS_QUEUE, worker_concurrency=self.run_concurrency)
             await DBOS.register_queue_async(
                 HANDLER_QUEUE, worker_concurrency=self.handler_concurrency
             )
