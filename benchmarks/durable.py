@@ -159,7 +159,7 @@ def report(measurement: DurableMeasurement) -> str:
         f"durable step ({m.database.split(':', 1)[0]}): agentry {m.agentry_seconds * 1e3:7.2f} "
         f"ms/run   DBOS {m.dbos_seconds * 1e3:7.2f} ms/run   ratio {m.ratio:5.2f}x   "
         f"overhead {m.overhead_us_per_step:7.1f} us/step ({m.overhead_us_per_step / per_step:.0%} "
-        "of DBOS's step; target < 10%)"
+        f"of DBOS's step; target < 10%)   CPU ratio {m.cpu_ratio:5.2f}x"
     )
 
 
