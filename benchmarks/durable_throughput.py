@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -22,6 +20,8 @@ from collections.abc import Callable, Generator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+
+from tests.durable.worker_processes import worker_processes
 
 from agentry.durable import DATABASE_URL_ENV, DurableRuntime
 from agentry.workflows import Workflow, WorkflowBuilder, WorkflowContext, executor
@@ -88,41 +88,6 @@ def databases() -> Generator[tuple[Callable[[str], str], str]]:
         server.stop()
 
 
-@contextmanager
-def _workers(count: int, database_url: str) -> Generator[list[subprocess.Popen[str]]]:
-    environment = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)]),
-        DATABASE_URL_ENV: database_url,
-    }
-    processes = [
-        subprocess.Popen(
-            [sys.executable, "-m", "agentry.cli", "worker", APP, "--worker-id", f"w{number}"],
-            stderr=subprocess.PIPE,
-            text=True,
-            env=environment,
-            cwd=ROOT,
-        )
-        for number in range(count)
-    ]
-    try:
-        for process in processes:
-            assert process.stderr is not None
-            announced = process.stderr.readline()
-            if "running" not in announced:
-                raise RuntimeError(f"a worker did not start: {announced}{process.stderr.read()}")
-        yield processes
-    finally:
-        for process in processes:
-            if process.poll() is None:
-                process.send_signal(signal.SIGTERM)
-        for process in processes:
-            try:
-                process.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                process.kill()
-
-
 async def _queue_and_wait(database_url: str, runs: int) -> float:
     client = DurableRuntime(database_url)
     client.register(build_increment)
@@ -151,7 +116,12 @@ async def _queue_and_wait(database_url: str, runs: int) -> float:
 
 def measure_throughput(workers: int, database_url: str, *, runs: int = RUNS) -> Throughput:
     """Time `runs` queued workflows on `workers` new worker processes."""
-    with _workers(workers, database_url):
+    environment = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)]),
+        DATABASE_URL_ENV: database_url,
+    }
+    with worker_processes(APP, [f"w{number}" for number in range(workers)], environment):
         seconds = asyncio.run(_queue_and_wait(database_url, runs))
     return Throughput(database_url.split(":", 1)[0], workers, runs, seconds)
 

@@ -17,6 +17,8 @@ from agentry.cli import main
 from agentry.durable import DurableRunError, DurableRuntime
 from agentry.types import AgentResponseUpdate
 from tests.durable.approval_app import CALLS_URL_ENV, Calls, build_mailer
+from tests.durable.worker_processes import start_worker as start_worker_process
+from tests.durable.worker_processes import stop_workers
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = "tests.durable.approval_app:create_runtime"
@@ -98,28 +100,11 @@ def start_worker(environment: dict[str, str]) -> Iterator[StartWorker]:
     started: list[subprocess.Popen[str]] = []
 
     def start(worker_id: str) -> subprocess.Popen[str]:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "agentry.cli", "worker", APP, "--worker-id", worker_id],
-            stderr=subprocess.PIPE,
-            text=True,
-            env=environment,
-            cwd=ROOT,
-        )
-        started.append(process)
-        assert process.stderr is not None
-        announced = process.stderr.readline()
-        assert f"agentry worker {worker_id}: running" in announced, announced
-        return process
+        started.append(start_worker_process(APP, worker_id, environment))
+        return started[-1]
 
     yield start
-    for process in started:
-        if process.poll() is None:
-            process.send_signal(signal.SIGTERM)
-    for process in started:
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
+    stop_workers(started)
 
 
 def _cli(environment: dict[str, str], *arguments: str) -> subprocess.CompletedProcess[str]:

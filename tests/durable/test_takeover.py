@@ -7,7 +7,6 @@ import asyncio
 import os
 import signal
 import subprocess
-import sys
 import threading
 import time
 from collections import Counter
@@ -21,6 +20,7 @@ import sqlalchemy as sa
 from agentry.durable import DurableRuntime
 from agentry.workflows import WorkflowEvent, WorkflowRunState
 from tests.durable.takeover_app import BLOCKING_ITEM, EFFECTS_URL_ENV, ITEMS, build_ledger
+from tests.durable.worker_processes import worker_processes
 from tests.postgres import PostgresServer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -44,35 +44,9 @@ def workers(databases: tuple[str, str]) -> Iterator[dict[int, subprocess.Popen[s
         "AGENTRY_DURABLE_DATABASE_URL": runs_url,
         EFFECTS_URL_ENV: effects_url,
     }
-    processes = [
-        subprocess.Popen(
-            [
-                *(sys.executable, "-m", "agentry.cli", "worker"),
-                "tests.durable.takeover_app:create_runtime",
-                *("--worker-id", f"worker-{number}"),
-            ],
-            stderr=subprocess.PIPE,
-            text=True,
-            env=environment,
-            cwd=ROOT,
-        )
-        for number in range(WORKERS)
-    ]
-    try:
-        for process in processes:
-            assert process.stderr is not None
-            announced = process.stderr.readline()
-            assert "running ledger" in announced, announced + process.stderr.read()
-        yield {process.pid: process for process in processes}
-    finally:
-        for process in processes:
-            if process.poll() is None:
-                process.send_signal(signal.SIGTERM)
-        for process in processes:
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                process.kill()
+    ids = [f"worker-{number}" for number in range(WORKERS)]
+    with worker_processes("tests.durable.takeover_app:create_runtime", ids, environment) as run:
+        yield {process.pid: process for process in run}
 
 
 def _rows(url: str, query: str) -> list[tuple[Any, ...]]:

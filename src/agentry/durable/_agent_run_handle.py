@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING, cast
 
 from agentry.durable._durable_agent import (
@@ -13,7 +12,7 @@ from agentry.durable._durable_agent import (
 from agentry.durable._durable_workflow import REQUESTS_EVENT, RESPONSES_TOPIC
 from agentry.durable._errors import DurableRunError
 from agentry.durable._following import agent_updates
-from agentry.durable._handle import POLL_SECONDS, RunHandle
+from agentry.durable._handle import RunHandle
 from agentry.types import Content
 from agentry.workflows import CheckpointTypeRegistry
 
@@ -65,14 +64,7 @@ class DurableAgentRun(RunHandle):
         Raises:
             TimeoutError: No request came within `timeout` seconds.
         """
-        return await asyncio.wait_for(self._first_requests(), timeout)
-
-    async def _first_requests(self) -> list[Content]:
-        while True:
-            requests = await self.pending_requests()
-            if requests:
-                return requests
-            await asyncio.sleep(POLL_SECONDS)
+        return await self._first_nonempty(self.pending_requests, timeout)
 
     async def send_response(self, request_id: str, approved: bool) -> None:
         """Approve (True) or reject (False) a tool call the run waits on; the run goes on

@@ -8,7 +8,7 @@ recorded steps as they are written.
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from dbos._error import DBOSNonExistentWorkflowError
 from sqlalchemy.exc import DBAPIError
@@ -17,7 +17,7 @@ from agentry.durable._errors import DurableRunError
 from agentry.durable._serializer import failure_of
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator
+    from collections.abc import AsyncIterator, Awaitable, Callable
 
     from dbos import WorkflowHandleAsync, WorkflowStatus
     from dbos._sys_db import StepInfo
@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     from agentry.durable._runtime import DurableRuntime
 
 __all__ = ["ENDED", "POLL_SECONDS", "RunHandle"]
+
+T = TypeVar("T")
 
 POLL_SECONDS = 0.1
 """How often a handle reads the database while it waits for a run."""
@@ -113,6 +115,24 @@ class RunHandle:
                 raise failure_of(error) from error
         handle: Any = await self._retrieve()
         return await handle.get_result(polling_interval_sec=POLL_SECONDS)
+
+    async def _first_nonempty(
+        self, read: Callable[[], Awaitable[list[T]]], timeout: float
+    ) -> list[T]:
+        """Read until `read` returns something; what it returned.
+
+        Raises:
+            TimeoutError: Nothing came within `timeout` seconds.
+        """
+
+        async def poll() -> list[T]:
+            while True:
+                found = await read()
+                if found:
+                    return found
+                await asyncio.sleep(POLL_SECONDS)
+
+        return await asyncio.wait_for(poll(), timeout)
 
     async def _send(self, request_id: str, answer: object, topic: str) -> None:
         """Send an answer to the run (once: a resent answer is not delivered again)."""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING, Any, cast
 
 from agentry.durable._durable_workflow import (
@@ -13,7 +12,7 @@ from agentry.durable._durable_workflow import (
 )
 from agentry.durable._errors import DurableRunError
 from agentry.durable._following import failure_details, workflow_events
-from agentry.durable._handle import POLL_SECONDS, RunHandle
+from agentry.durable._handle import RunHandle
 from agentry.workflows import WorkflowEvent, WorkflowRun, WorkflowRunResult, WorkflowRunState
 
 if TYPE_CHECKING:
@@ -86,14 +85,7 @@ class DurableRun(RunHandle):
         Raises:
             TimeoutError: No request came within `timeout` seconds.
         """
-        return await asyncio.wait_for(self._first_requests(), timeout)
-
-    async def _first_requests(self) -> list[WorkflowEvent[object]]:
-        while True:
-            requests = await self.pending_requests()
-            if requests:
-                return requests
-            await asyncio.sleep(POLL_SECONDS)
+        return await self._first_nonempty(self.pending_requests, timeout)
 
     async def send_response(self, request_id: str, answer: object) -> None:
         """Answer one of the run's pending requests; the run goes on wherever it runs.
