@@ -85,9 +85,10 @@ async def _wait_for_approvals(
     async def record_requests() -> object:
         return encoded
 
-    await DBOS.run_step_async({"name": APPROVALS_STEP}, record_requests)  # for followers
+    await DBOS.set_event_async(REQUESTS_EVENT, encoded)
+    # For followers, once the requests can be answered.
+    await DBOS.run_step_async({"name": APPROVALS_STEP}, record_requests)
     while pending:
-        await DBOS.set_event_async(REQUESTS_EVENT, registry.encode(list(pending.values())))
         received = await DBOS.recv_async(RESPONSES_TOPIC, timeout_seconds=ANSWER_WAIT_SECONDS)
         for request_id, approved in cast("dict[str, Any]", received or {}).items():
             request = pending.get(request_id)
@@ -98,6 +99,8 @@ async def _wait_for_approvals(
                 continue
             answers.append(request.to_function_approval_response(approved))
             del pending[request_id]
+        if received and pending:
+            await DBOS.set_event_async(REQUESTS_EVENT, registry.encode(list(pending.values())))
     await DBOS.set_event_async(REQUESTS_EVENT, [])
     return answers
 

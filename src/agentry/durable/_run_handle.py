@@ -12,7 +12,7 @@ from agentry.durable._durable_workflow import (
 )
 from agentry.durable._errors import DurableRunError
 from agentry.durable._following import failure_details, workflow_events
-from agentry.durable._handle import RunHandle
+from agentry.durable._handle import ENDED, RunHandle
 from agentry.workflows import WorkflowEvent, WorkflowRun, WorkflowRunResult, WorkflowRunState
 
 if TYPE_CHECKING:
@@ -24,6 +24,17 @@ if TYPE_CHECKING:
     from agentry.workflows import Workflow
 
 __all__ = ["DurableRun"]
+
+
+SET_EVENT_STEP = "DBOS.setEvent"
+"""The name DBOS records a run's publishing of an event (its requests) under."""
+
+
+def _answerable(entry: tuple[int, list[WorkflowEvent[Any]]], published_at: int) -> bool:
+    """Whether a call's events can be reported: it asked nothing, or its requests were
+    published after it."""
+    step_id, events = entry
+    return step_id < published_at or all(e.type != "request_info" for e in events)
 
 
 class DurableRun(RunHandle):
@@ -121,9 +132,20 @@ class DurableRun(RunHandle):
             DurableRunFailedError: The run failed (after its `failed` event).
         """
         workflow = await self._workflow()
+        # A call's events wait (with those after them) until its requests are published
+        # (a DBOS event set after it), so that they can be answered when seen.
+        held: list[tuple[int, list[WorkflowEvent[Any]]]] = []
+        published_at = -1
         async for steps, status in self._recorded_steps():
             for step in steps:
-                for event in workflow_events(step["function_name"], step["output"], workflow):
+                if step["function_name"] == SET_EVENT_STEP:
+                    published_at = max(published_at, step["function_id"])
+                events = workflow_events(step["function_name"], step["output"], workflow)
+                if events:
+                    held.append((step["function_id"], events))
+            held.sort(key=lambda entry: entry[0])
+            while held and (status in ENDED or _answerable(held[0], published_at)):
+                for event in held.pop(0)[1]:
                     yield event
             if status == "SUCCESS":
                 yield WorkflowEvent.status(WorkflowRunState.IDLE)
