@@ -101,6 +101,24 @@ async def test_calls_held_beside_one_needing_approval_run_after_it() -> None:
     assert results == {"c0": ["a.txt"], "c1": "deleted a.txt"}
 
 
+async def test_held_calls_run_without_a_session_when_the_caller_resends_the_turn() -> None:
+    deleted.clear()
+    client = ScriptedChatClient(
+        [
+            ScriptedChatClient.function_calls(
+                [("list_files", {}, "c0"), ("delete_file", {"path": "a.txt"}, "c1")]
+            ),
+            "Listed and deleted.",
+        ]
+    )
+    agent = Agent(client=client, tools=[delete_file, list_files])
+    first = await agent.run("tidy up")
+    answer = first.user_input_requests[0].to_function_approval_response(approved=True)
+    await agent.run(["tidy up", *first.messages, Message("user", [answer])])
+    results = {c.call_id: c.result for c in client.calls[1].messages[-1].contents}
+    assert results == {"c0": ["a.txt"], "c1": "deleted a.txt"}
+
+
 async def test_streaming_surfaces_approval_requests() -> None:
     deleted.clear()
     agent = Agent(client=_client(), tools=[delete_file])

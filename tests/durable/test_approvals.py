@@ -13,7 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from agentry import Agent, tool
 from agentry.cli import main
+from agentry.clients.scripted import ScriptedChatClient
 from agentry.durable import DurableRunError, DurableRuntime
 from agentry.types import AgentResponseUpdate
 from tests.durable.approval_app import CALLS_URL_ENV, Calls, build_mailer
@@ -170,3 +172,41 @@ async def test_a_waiting_run_survives_its_worker_and_another_worker_finishes_it(
         ("tool", ["function_result"]),
         ("assistant", ["text"]),
     ]
+
+
+async def test_the_calls_of_an_approved_turn_are_recorded_in_the_turns_order(
+    tmp_path: Path,
+) -> None:
+    from dbos import DBOS
+
+    ran: list[str] = []
+
+    @tool
+    async def look_up(name: str) -> str:
+        """Find an address (slowly: it finishes after send_email)."""
+        await asyncio.sleep(0.05)
+        ran.append("look_up")
+        return f"{name}@example.com"
+
+    @tool(approval_mode="always_require")
+    def send_email(to: str) -> str:
+        """Send an email."""
+        ran.append("send_email")
+        return f"sent to {to}"
+
+    calls = [("look_up", {"name": "ada"}, "c1"), ("send_email", {"to": "ada"}, "c2")]
+    model = ScriptedChatClient([ScriptedChatClient.function_calls(calls), "Done."])
+    runtime = DurableRuntime(tmp_path / "runs.sqlite", takeover_after=None)
+    runtime.register_agent(Agent(model, name="mailer", tools=[look_up, send_email]))
+    async with runtime:
+        run = await runtime.start_agent("mailer", "Email Ada.", run_id="turn-1")
+        (request,) = await run.wait_for_requests(timeout=60)
+        assert request.id == "c2"
+        assert ran == []  # the whole turn waits for the approval
+        await run.send_response("c2", True)
+        assert (await run.result(timeout=60)).text == "Done."
+        steps = [s["function_name"] for s in await DBOS.list_workflow_steps_async("turn-1")]
+    assert sorted(ran) == ["look_up", "send_email"]
+    tools = [name for name in steps if name.startswith("agentry.tool:")]
+    assert tools == ["agentry.tool:look_up", "agentry.tool:send_email"]
+    assert steps[-1] == "agentry.model"

@@ -69,7 +69,10 @@ async def durable_agent_run(
         if not requests or any(r.type != "function_approval_request" for r in requests):
             return {"response": registry.encode(response)}
         answers = await _wait_for_approvals(requests, registry)
-        steps.reserve_tool_steps([str(a.id) for a in answers if a.approved])
+        # The turn's calls run now, but the rejected ones: number their steps in order.
+        rejected = {str(a.id) for a in answers if not a.approved}
+        calls = [c for m in response.messages for c in m.contents if c.type == "function_call"]
+        steps.reserve_tool_steps([str(c.call_id) for c in calls if c.call_id not in rejected])
         conversation = [*conversation, *response.messages, Message("user", answers)]
 
 
