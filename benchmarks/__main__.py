@@ -1,9 +1,10 @@
 """`python -m benchmarks`: every benchmark, one line each."""
 
-from benchmarks import core, durable, local_model, observability, workflows
+from benchmarks import core, durable, durable_throughput, local_model, observability, workflows
 
 core.main()
 workflows.main()
 durable.main()
+durable_throughput.main()
 observability.main()
 local_model.main()

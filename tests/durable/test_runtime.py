@@ -31,7 +31,9 @@ from agentry.workflows import (
     Workflow,
     WorkflowBuilder,
     WorkflowContext,
+    WorkflowEvent,
     WorkflowRunnerException,
+    WorkflowRunState,
     executor,
     handler,
     response_handler,
@@ -372,3 +374,49 @@ def test_importing_agentry_durable_loads_no_database_driver_until_used() -> None
     )
     shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert shown.stdout.strip() == "[]"
+
+
+async def test_a_followed_run_reports_each_recorded_call_once(runtime: DurableRuntime) -> None:
+    run = await runtime.start("approval", "order-9", run_id="followed-approval")
+    events: list[WorkflowEvent[Any]] = []
+    async for event in run.stream():
+        events.append(event)
+        if event.type == "request_info":
+            assert event.request_id is not None
+            await run.send_response(event.request_id, False)
+    assert [(e.type, e.executor_id) for e in events] == [
+        ("executor_invoked", "approval"),
+        ("request_info", "approval"),
+        ("executor_completed", "approval"),
+        ("executor_invoked", "approval"),
+        ("output", "approval"),
+        ("executor_completed", "approval"),
+        ("status", None),
+    ]
+    assert events[1].data == "order-9"
+    assert events[1].response_type is bool
+    assert events[4].data == "order-9: no"
+    assert events[-1].state == WorkflowRunState.IDLE
+    again = [e.type async for e in runtime.run("followed-approval").stream()]
+    assert again == [e.type for e in events]  # read back from the records, from the start
+
+
+async def test_a_followed_run_that_fails_ends_with_its_error(runtime: DurableRuntime) -> None:
+    run = await runtime.start("broken", "data")
+    events: list[WorkflowEvent[Any]] = []
+
+    async def follow() -> None:
+        async for event in run.stream():
+            events.append(event)
+
+    with pytest.raises(DurableRunFailedError, match="cannot take 'data'"):
+        await follow()
+    assert [e.type for e in events] == [
+        "executor_invoked",
+        "executor_failed",
+        "failed",
+        "status",
+    ]
+    assert events[1].details is not None
+    assert events[1].details.error_type == "ValueError"
+    assert events[-1].state == WorkflowRunState.FAILED

@@ -21,7 +21,7 @@ from agentry.errors import lazy_exports
 _EXPORTS: dict[str, str] = {
     "DATABASE_URL_ENV": "agentry.durable._runtime",
     "DEFAULT_DATABASE_URL": "agentry.durable._runtime",
-    "DurableAgentRun": "agentry.durable._durable_agent",
+    "DurableAgentRun": "agentry.durable._agent_run_handle",
     "DurableRun": "agentry.durable._run_handle",
     "DurableRunError": "agentry.durable._errors",
     "DurableRunFailedError": "agentry.durable._errors",
@@ -53,7 +53,7 @@ __getattr__, __dir__ = lazy_exports(
 )
 
 if TYPE_CHECKING:
-    from agentry.durable._durable_agent import DurableAgentRun
+    from agentry.durable._agent_run_handle import DurableAgentRun
     from agentry.durable._errors import DurableRunError, DurableRunFailedError, DurableStepError
     from agentry.durable._run_handle import DurableRun
     from agentry.durable._runtime import (
