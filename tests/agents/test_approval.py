@@ -25,7 +25,10 @@ def _client(*answers: str) -> ScriptedChatClient:
 
 def _list_and_delete_client() -> ScriptedChatClient:
     """A model that lists files and deletes one in one turn, then answers."""
-    calls = [("list_files", {}, "c0"), ("delete_file", {"path": "a.txt"}, "c1")]
+    calls: list[tuple[str, dict[str, str], str]] = [
+        ("list_files", {}, "c0"),
+        ("delete_file", {"path": "a.txt"}, "c1"),
+    ]
     return ScriptedChatClient([ScriptedChatClient.function_calls(calls), "Listed and deleted."])
 
 
