@@ -21,12 +21,13 @@ def peak_memory_mib() -> float:
 
 
 def describe_turn(score: TurnScore) -> str:
-    """One line: hit or the failed criteria, what was called, the prompt and the answer."""
+    """One line: hit or the failed criteria, the time, the prompt, the calls and the answer."""
     verdict = "hit " if score.hit else "MISS " + ",".join(score.failed)
     calls = " ".join(f"{c.name}{c.arguments}" for c in score.outcome.calls) or "no call"
     answer = score.outcome.error or score.outcome.answer
     flag = "  [SIDE EFFECT]" if score.side_effect_unasked else ""
-    return f"  {verdict:<28} {score.turn.prompt!r} -> {calls} -> {answer[:100]!r}{flag}"
+    seconds = f"{score.outcome.seconds:5.1f} s"
+    return f"  {verdict:<28} {seconds} {score.turn.prompt!r} -> {calls} -> {answer[:100]!r}{flag}"
 
 
 def _rate(hits: int, total: int) -> str:
