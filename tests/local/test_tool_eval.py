@@ -139,3 +139,15 @@ async def test_a_failing_tool_or_model_is_scored_as_an_unclean_turn() -> None:
 def test_a_subset_by_category_and_limit() -> None:
     chosen = select_cases(CASES, categories=[Category.NO_TOOL, Category.FOLLOW_UP], limit=2)
     assert [c.category for c in chosen] == [Category.NO_TOOL] * 2 + [Category.FOLLOW_UP] * 2
+
+
+async def test_a_tool_that_fails_on_bad_arguments_makes_the_turn_unclean() -> None:
+    case = next(c for c in CASES if c.turns[0].prompt.startswith("Convert 250"))
+    call = {"amount": 250, "from_currency": "dollars", "to_currency": "EUR"}
+    client = ScriptedChatClient(
+        [ScriptedChatClient.function_call("convert_currency", call), "231.48 EUR."]
+    )
+    [result] = await run_cases(Agent(client=client, tools=list(TOOLS)), [case])
+    score = result.scores[0]
+    assert score.failed == ["arguments", "clean"]
+    assert "Unknown currency code 'DOLLARS'" in (score.outcome.error or "")
