@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from benchmarks.local_eval.spec import ExpectedCall, Turn
@@ -82,8 +83,11 @@ def _answer_right(turn: Turn, answer: str) -> bool:
         return "?" in answer
     if not answer.strip():
         return False
-    text = answer.lower()
-    return not turn.facts or any(fact.lower() in text for fact in turn.facts)
+    # a fact counts as a whole word or number: "2" (degrees) is not found in "24"
+    return not turn.facts or any(
+        re.search(rf"(?<![\w.]){re.escape(fact)}(?![\w])", answer, re.IGNORECASE)
+        for fact in turn.facts
+    )
 
 
 def _clean(outcome: TurnOutcome) -> bool:

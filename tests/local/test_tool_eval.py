@@ -151,3 +151,9 @@ async def test_a_tool_that_fails_on_bad_arguments_makes_the_turn_unclean() -> No
     score = result.scores[0]
     assert score.failed == ["arguments", "clean"]
     assert "Unknown currency code 'DOLLARS'" in (score.outcome.error or "")
+
+
+def test_a_numeric_fact_is_not_found_inside_a_longer_number() -> None:
+    turn = Turn("How cold is it in Reykjavik?", facts=("2",))
+    assert score_turn(turn, TurnOutcome((), "It is 24 °C.")).failed == ["answer"]
+    assert score_turn(turn, TurnOutcome((), "It is 2°C.")).hit
