@@ -28,7 +28,7 @@ LLAMA_SERVER_CMAKE_ARGS := $(if $(shell command -v ninja),-G Ninja) \
 	-DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_APP=OFF \
 	-DLLAMA_BUILD_UI=OFF -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_OPENSSL=OFF
 
-.PHONY: install mcp-servers llama-server postgres demo durable-demo test lint typecheck unit bench clean
+.PHONY: install mcp-servers llama-server postgres demo durable-demo test lint typecheck unit bench bench-local clean
 
 install: $(STAMP)
 
@@ -95,6 +95,11 @@ test: lint typecheck unit
 
 bench: install
 	$(PY) -m benchmarks
+
+# How well the local model uses tools (64 scored turns, a few minutes):
+# `make bench-local ARGS="--model NAME --category no-tool --limit 3"` for another model or a subset.
+bench-local: install
+	$(PY) -m benchmarks.local_eval $(ARGS)
 
 clean:
 	rm -rf $(VENV) $(MCP_SERVERS) $(LLAMA_SERVER_DIR) .pytest_cache .ruff_cache
