@@ -21,7 +21,9 @@ _EXPORTS: dict[str, str] = {
     "ContextSessionStore": "agentry.a2a._sessions",
     "DEFAULT_DATABASE": "agentry.a2a._sessions",
     "InMemoryContextSessionStore": "agentry.a2a._sessions",
+    "PoolSettings": "agentry.a2a._database",
     "RemoteAgentError": "agentry.a2a._errors",
+    "SQLContextSessionStore": "agentry.a2a._sql_sessions",
     "SQLiteContextSessionStore": "agentry.a2a._sessions",
     "build_agent_card": "agentry.a2a._card",
     "create_app": "agentry.a2a._app",
@@ -36,7 +38,9 @@ __all__ = [
     "AgentryAgentExecutor",
     "ContextSessionStore",
     "InMemoryContextSessionStore",
+    "PoolSettings",
     "RemoteAgentError",
+    "SQLContextSessionStore",
     "SQLiteContextSessionStore",
     "build_agent_card",
     "create_app",
@@ -70,6 +74,7 @@ if TYPE_CHECKING:
     from agentry.a2a._app import A2AApp, create_app
     from agentry.a2a._card import build_agent_card
     from agentry.a2a._client_agent import A2AAgent
+    from agentry.a2a._database import PoolSettings
     from agentry.a2a._errors import A2AConfigError, RemoteAgentError
     from agentry.a2a._executor import AgentryAgentExecutor
     from agentry.a2a._serve import serve
@@ -79,3 +84,4 @@ if TYPE_CHECKING:
         InMemoryContextSessionStore,
         SQLiteContextSessionStore,
     )
+    from agentry.a2a._sql_sessions import SQLContextSessionStore

@@ -9,21 +9,30 @@ from pathlib import Path
 from typing import Any
 
 from a2a.server.agent_execution import RequestContext, SimpleRequestContextBuilder
+from a2a.server.cluster import (
+    DatabaseTaskEventStream,
+    TaskEventStream,
+    VersionedDatabaseTaskStore,
+    VersionedTaskStore,
+)
 from a2a.server.context import ServerCallContext
 from a2a.server.request_handlers import DefaultRequestHandler
 from a2a.server.routes import create_jsonrpc_routes, create_rest_routes
 from a2a.server.tasks import DatabaseTaskStore, InMemoryTaskStore, TaskStore
 from a2a.types import AgentCard, SendMessageRequest, Task, TaskState
 from a2a.utils.errors import InvalidParamsError
-from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+from sqlalchemy.ext.asyncio import AsyncEngine
 from starlette.applications import Starlette
 from starlette.routing import BaseRoute
 from typing_extensions import override
 
 from agentry.a2a._authorizations import CREDENTIALS_STATE_KEY, withhold_credentials
 from agentry.a2a._card import DEFAULT_CARD_CACHE_CONTROL, build_agent_card, card_routes
+from agentry.a2a._coalescing import CoalescingTaskStore
+from agentry.a2a._database import PoolSettings, database_engine
 from agentry.a2a._errors import A2AConfigError
 from agentry.a2a._executor import NO_CONTENT_MESSAGE, AgentryAgentExecutor
+from agentry.a2a._leases import ServerLease, SingleServerEvents, owner_from_context
 from agentry.a2a._limits import BodySizeLimit
 from agentry.a2a._media_types import UnsupportedMediaTypeGuard
 from agentry.a2a._parts import parts_to_contents
@@ -32,8 +41,8 @@ from agentry.a2a._sessions import (
     DEFAULT_DATABASE,
     ContextSessionStore,
     InMemoryContextSessionStore,
-    SQLiteContextSessionStore,
 )
+from agentry.a2a._sql_sessions import SQLContextSessionStore
 from agentry.agents import SupportsAgentRun
 
 __all__ = ["A2AApp", "create_app"]
@@ -91,8 +100,8 @@ class _TaskContextBuilder(SimpleRequestContextBuilder):
     waiting for an out-of-band authorization step aside so that the message can run.
     """
 
-    def __init__(self, task_store: TaskStore, executor: AgentryAgentExecutor) -> None:
-        super().__init__(task_store=task_store)
+    def __init__(self, task_store: VersionedTaskStore, executor: AgentryAgentExecutor) -> None:
+        super().__init__(task_store=None)
         self._tasks = task_store
         self._executor = executor
 
@@ -107,7 +116,8 @@ class _TaskContextBuilder(SimpleRequestContextBuilder):
     ) -> RequestContext:
         if params is not None and not parts_to_contents(params.message.parts):
             raise InvalidParamsError(message=NO_CONTENT_MESSAGE)
-        stored = await self._tasks.get(task_id, context) if task_id else None
+        found = await self._tasks.get(task_id, context) if task_id else None
+        stored = found.task if found is not None else None
         if stored is not None and not context_id and stored.context_id:
             context_id = stored.context_id
         if (
@@ -136,20 +146,27 @@ def create_app(
     card_cache_control: str | None = DEFAULT_CARD_CACHE_CONTROL,
     card_last_modified: datetime | None = None,
     routes: Sequence[BaseRoute] = (),
+    pool: PoolSettings | None = None,
+    lease_duration: float = 15.0,
+    cancel_poll_interval: float = 1.0,
+    chunk_write_interval: float = 0.5,
     **card_options: Any,
 ) -> A2AApp:
     """An ASGI app serving `agent` over A2A, with the JSON-RPC and HTTP+JSON bindings.
 
     The agent card is served at `/.well-known/agent-card.json`, JSON-RPC at `/`, and the
     HTTP+JSON binding at `/message:send`, `/tasks/{id}` and the other paths of the
-    protocol. Tasks and conversations are kept in the SQLite file `database`, so a
-    restarted server still answers for earlier tasks and contexts.
+    protocol. Tasks and conversations are kept in `database` (a SQLite file, or a
+    PostgreSQL URL that several servers can share), so a restarted server still answers
+    for earlier tasks and contexts.
 
     Args:
         agent: The agent to serve (any agentry agent, or a workflow's `as_agent()`).
         url: The public base URL of the server, published in the agent card.
         agent_card: A card to publish instead of the one built from the agent.
-        database: The SQLite file for tasks and sessions; `None` keeps them in memory.
+        database: Where tasks and sessions are kept: a SQLite file's path, or a URL
+            (`sqlite:///FILE`, `postgresql://USER@HOST/DATABASE`); `None` keeps them in
+            memory.
         task_store: A task store to use instead of the one `database` selects.
         sessions: A session store to use instead of the one `database` selects.
         max_request_bytes: Larger request bodies are refused with HTTP 413.
@@ -166,6 +183,14 @@ def create_app(
             was created).
         routes: Starlette routes of your own, matched before the protocol's, such as the
             OAuth callback that calls :meth:`A2AApp.complete_authorization`.
+        pool: The database's connection pool (default: one connection for SQLite, ten
+            and ten more under load for PostgreSQL; a minute's wait for a connection).
+        lease_duration: Seconds after which a server sharing `database` that stopped
+            renewing its lease counts as dead: the tasks it left running are failed.
+        cancel_poll_interval: Seconds between checks for tasks running here that were
+            canceled through another server sharing `database`.
+        chunk_write_interval: Seconds between store writes of a task while its answer
+            streams (the client still gets every chunk as it comes); 0 writes each chunk.
         **card_options: Passed to :func:`build_agent_card` (name, description, skills...).
 
     Returns:
@@ -173,7 +198,8 @@ def create_app(
 
     Raises:
         A2AConfigError: Both `agent_card` and card options were given, a limit is not
-            positive, or `reply_with` is neither `"task"` nor `"message"`.
+            positive, `reply_with` is neither `"task"` nor `"message"`, or `database` is
+            neither a SQLite file nor a SQLite or PostgreSQL URL.
 
     Example:
         >>> from agentry.clients.scripted import ScriptedChatClient
@@ -193,41 +219,70 @@ def create_app(
         raise A2AConfigError(f"idle_task_timeout must be positive, got {idle_task_timeout}")
     reply_with = check_reply_mode(reply_with)
     card = agent_card or build_agent_card(agent, url=url, **card_options)
+    if chunk_write_interval < 0:
+        raise A2AConfigError(
+            f"chunk_write_interval must not be negative, got {chunk_write_interval}"
+        )
+    if lease_duration <= 0 or cancel_poll_interval <= 0:
+        raise A2AConfigError(
+            "lease_duration and cancel_poll_interval must be positive, got "
+            f"{lease_duration} and {cancel_poll_interval}"
+        )
     engine: AsyncEngine | None = None
-    if task_store is None:
-        if database is None:
-            task_store = InMemoryTaskStore()
-        else:
-            engine = create_async_engine(f"sqlite+aiosqlite:///{Path(database)}")
-            task_store = DatabaseTaskStore(engine)
-    owned_sessions: SQLiteContextSessionStore | None = None
+    if database is not None and (task_store is None or sessions is None):
+        engine = database_engine(database, pool or PoolSettings())
+    base_store: TaskStore | VersionedTaskStore
+    events: TaskEventStream = SingleServerEvents()
+    if task_store is not None:
+        base_store = task_store
+    elif engine is None:
+        base_store = InMemoryTaskStore()
+    else:
+        base_store = VersionedDatabaseTaskStore(engine, owner_resolver=owner_from_context)
+        events = DatabaseTaskEventStream(engine)
+    store = CoalescingTaskStore(base_store, interval=chunk_write_interval)
+    owned_sessions: SQLContextSessionStore | None = None
     if sessions is None:
-        if database is None:
+        if engine is None:
             sessions = InMemoryContextSessionStore()
         else:
-            sessions = owned_sessions = SQLiteContextSessionStore(database)
+            sessions = owned_sessions = SQLContextSessionStore(engine)
     executor = AgentryAgentExecutor(
         agent, sessions=sessions, reply_with=reply_with, out_of_band_wait=idle_task_timeout
     )
     handler = DefaultRequestHandler(
         agent_executor=executor,
-        task_store=task_store,
+        task_store=store,
         agent_card=card,
-        request_context_builder=_TaskContextBuilder(task_store, executor),
+        request_context_builder=_TaskContextBuilder(store, executor),
         validate_input_modes=True,
+        event_stream=events,
         interrupted_task_timeout=idle_task_timeout,
     )
+    lease: ServerLease | None = None
+    if engine is not None and isinstance(base_store, VersionedDatabaseTaskStore):
+        lease = ServerLease(
+            engine, store, executor, lease=lease_duration, cancel_poll=cancel_poll_interval
+        )
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncGenerator[None, None]:
-        if isinstance(task_store, DatabaseTaskStore):
-            await task_store.initialize()
+        if isinstance(base_store, VersionedDatabaseTaskStore | DatabaseTaskStore):
+            await base_store.initialize()
+        if isinstance(events, DatabaseTaskEventStream):
+            await events.initialize()
+        if owned_sessions is not None:
+            await owned_sessions.initialize()
+        if lease is not None:
+            await lease.start()
         try:
             yield
         finally:
+            if lease is not None:
+                await lease.release()
             await handler.aclose()
-            if owned_sessions is not None:
-                owned_sessions.close()
+            if lease is not None:
+                await lease.sweep()
             if engine is not None:
                 await engine.dispose()
 

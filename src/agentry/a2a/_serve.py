@@ -7,6 +7,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from agentry.a2a._database import PoolSettings, database_url
 from agentry.a2a._sessions import DEFAULT_DATABASE
 from agentry.agents import SupportsAgentRun
 from agentry.errors import AgentryError, require_extra
@@ -35,6 +36,8 @@ def serve(
     url: str | None = None,
     database: str | Path | None = DEFAULT_DATABASE,
     log_level: str = "info",
+    pool: PoolSettings | None = None,
+    lease_duration: float = 15.0,
 ) -> None:
     """Serve `agent` over A2A with uvicorn until interrupted.
 
@@ -43,18 +46,31 @@ def serve(
         host: The interface to listen on.
         port: The port to listen on.
         url: The public URL for the agent card (default: `http://HOST:PORT`).
-        database: The SQLite file for tasks and sessions; `None` keeps them in memory.
+        database: Where tasks and sessions are kept: a SQLite file, or a URL
+            (`sqlite:///FILE`, `postgresql://USER@HOST/DATABASE`); `None` keeps them in
+            memory.
         log_level: uvicorn's log level.
+        pool: The database's connection pool (see :func:`create_app`).
+        lease_duration: Seconds after which a server sharing `database` that stopped
+            renewing its lease counts as dead (see :func:`create_app`).
 
     Raises:
         MissingExtraError: The `a2a` extra is not installed.
+        A2AConfigError: A setting is out of range, or `database` is not SQLite or
+            PostgreSQL.
     """
     require_extra("a2a", feature="Serving an agent over A2A")
     import uvicorn
 
     from agentry.a2a._app import create_app
 
-    app = create_app(agent, url=url or f"http://{host}:{port}", database=database)
+    app = create_app(
+        agent,
+        url=url or f"http://{host}:{port}",
+        database=database,
+        pool=pool,
+        lease_duration=lease_duration,
+    )
     uvicorn.run(app, host=host, port=port, log_level=log_level)
 
 
@@ -67,8 +83,33 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--database",
         default=DEFAULT_DATABASE,
-        help=f"SQLite file for tasks and sessions (default: {DEFAULT_DATABASE}); "
-        "'none' keeps them in memory",
+        help=f"SQLite file or database URL for tasks and sessions (default: {DEFAULT_DATABASE}; "
+        "postgresql://USER@HOST/DB lets several servers share them); 'none' keeps them in memory",
+    )
+    parser.add_argument(
+        "--pool-size",
+        type=int,
+        default=None,
+        help="database connections to keep open (default: 1 for SQLite, 10 for PostgreSQL)",
+    )
+    parser.add_argument(
+        "--pool-max-overflow",
+        type=int,
+        default=None,
+        help="connections opened beyond --pool-size under load (default: 0 for SQLite, 10)",
+    )
+    parser.add_argument(
+        "--pool-timeout",
+        type=float,
+        default=60.0,
+        help="seconds a request waits for a free database connection (default: 60)",
+    )
+    parser.add_argument(
+        "--lease",
+        type=float,
+        default=15.0,
+        help="seconds after which a server sharing the database that stopped renewing "
+        "its lease counts as dead and its running tasks are failed (default: 15)",
     )
     parser.add_argument("--log-level", default="info", help="uvicorn log level")
 
@@ -80,21 +121,43 @@ def run_from_arguments(arguments: argparse.Namespace) -> int:
     except AgentryError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    database = None if str(arguments.database).lower() == "none" else arguments.database
-    if database is None:
-        where = "in memory (they are lost when the server stops)"
-    else:
-        where = f"in the SQLite file {Path(database).resolve()} (--database none: in memory)"
+    database = None if str(arguments.database).lower() == "none" else str(arguments.database)
+    try:
+        pool = PoolSettings(
+            size=arguments.pool_size,
+            max_overflow=arguments.pool_max_overflow,
+            timeout=arguments.pool_timeout,
+        )
+        where = _where(database)
+    except AgentryError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     print(f"agentry: tasks and sessions are kept {where}", file=sys.stderr, flush=True)
-    serve(
-        agent,
-        host=arguments.host,
-        port=arguments.port,
-        url=arguments.url,
-        database=database,
-        log_level=arguments.log_level,
-    )
+    try:
+        serve(
+            agent,
+            host=arguments.host,
+            port=arguments.port,
+            url=arguments.url,
+            database=database,
+            log_level=arguments.log_level,
+            pool=pool,
+            lease_duration=arguments.lease,
+        )
+    except AgentryError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     return 0
+
+
+def _where(database: str | None) -> str:
+    """Where the server keeps tasks and sessions, in words."""
+    if database is None:
+        return "in memory (they are lost when the server stops)"
+    url = database_url(database)
+    if url.get_backend_name() == "sqlite" and "://" not in database:
+        return f"in the SQLite file {Path(database).resolve()} (--database none: in memory)"
+    return f"in the database {url.render_as_string(hide_password=True)}"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
