@@ -1,9 +1,10 @@
 """`python -m benchmarks`: every benchmark, one line each."""
 
-from benchmarks import core, durable, local_model, observability, workflows
+from benchmarks import a2a_load, core, durable, local_model, observability, workflows
 
 core.main()
 workflows.main()
 durable.main()
 observability.main()
+a2a_load.main([])
 local_model.main()
