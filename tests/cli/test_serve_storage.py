@@ -7,7 +7,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.cli.conftest import SRC
+import pytest
+
+from tests.cli.conftest import SRC, Agentry
 
 HELLO_AGENT = """
 from agentry.clients.scripted import ScriptedChatClient
@@ -61,3 +63,33 @@ def test_serve_a2a_says_when_it_keeps_nothing(tmp_path: Path) -> None:
         "agentry: tasks and sessions are kept in memory (they are lost when the server stops)"
     )
     assert list(tmp_path.glob("*.sqlite")) == []
+
+
+def test_serve_a2a_names_its_postgresql_database(tmp_path: Path, postgres_url: str) -> None:
+    lines = _serve_until_started(tmp_path, "--database", postgres_url, "--pool-size", "2")
+
+    shown = postgres_url.replace("postgresql://", "postgresql+asyncpg://")
+    assert lines[0] == f"agentry: tasks and sessions are kept in the database {shown}"
+    assert lines[-1].endswith("Application startup complete."), lines
+
+
+@pytest.mark.parametrize(
+    ("options", "error"),
+    [
+        (
+            ["--database", "mysql://db.internal/agents"],
+            "error: database 'mysql://db.internal/agents' is neither SQLite nor PostgreSQL; "
+            "give a SQLite file, sqlite:///FILE or postgresql://USER@HOST/DATABASE",
+        ),
+        (["--pool-size", "0"], "error: pool_size must be at least 1, got 0"),
+        (["--pool-timeout", "-1"], "error: pool_timeout must be positive, got -1.0"),
+    ],
+)
+def test_serve_a2a_refuses_a_database_setting_it_cannot_use(
+    agentry: Agentry, tmp_path: Path, options: list[str], error: str
+) -> None:
+    (tmp_path / "hello.py").write_text(HELLO_AGENT)
+    completed = agentry("serve", "a2a", "hello:agent", *options)
+
+    assert completed.returncode == 2
+    assert completed.stderr.strip() == error
