@@ -155,8 +155,11 @@ def _database_for(database: str | None, folder: Path, name: str) -> str:
     return database if database else str(folder / f"{name}.sqlite")
 
 
-async def compare(tasks: int, database: str | None) -> tuple[LoadResult, LoadResult]:
-    """The agentry server's and the plain a2a-sdk server's results for `tasks` tasks."""
+async def compare(
+    tasks: int, database: str | None, *, baseline: bool = True
+) -> tuple[LoadResult, LoadResult | None]:
+    """The agentry server's and (with `baseline`) the plain a2a-sdk server's results for
+    `tasks` tasks."""
     with tempfile.TemporaryDirectory() as folder:
         port = _free_port()
         agentry_command = [
@@ -165,6 +168,8 @@ async def compare(tasks: int, database: str | None) -> tuple[LoadResult, LoadRes
             "--database", _database_for(database, Path(folder), "agentry"),
         ]  # fmt: skip
         agentry = await run_load(agentry_command, port, tasks)
+        if not baseline:
+            return agentry, None
         port = _free_port()
         plain_command = [
             "-m", "benchmarks.a2a_plain_server", str(port),
@@ -174,9 +179,10 @@ async def compare(tasks: int, database: str | None) -> tuple[LoadResult, LoadRes
     return agentry, plain
 
 
-def report(agentry: LoadResult, plain: LoadResult, where: str) -> None:
+def report(agentry: LoadResult, plain: LoadResult | None, where: str) -> None:
     """One line per server, and the ratio of their CPU per task."""
-    for name, result in (("agentry", agentry), ("plain a2a-sdk", plain)):
+    results = [("agentry", agentry)] + ([("plain a2a-sdk", plain)] if plain else [])
+    for name, result in results:
         print(
             f"A2A load, {result.tasks} concurrent streams on {where}, {name}: "
             f"{result.completed} completed, {len(result.errors)} errors, "
@@ -184,6 +190,8 @@ def report(agentry: LoadResult, plain: LoadResult, where: str) -> None:
         )
         for error in sorted(set(result.errors))[:5]:
             print(f"    {error}")
+    if plain is None:
+        return
     ratio = agentry.cpu_seconds / plain.cpu_seconds if plain.cpu_seconds else float("inf")
     print(f"A2A load: agentry/plain CPU per task {ratio:.2f}x (target <= 1.2x)")
 
@@ -196,8 +204,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         default=os.environ.get(DATABASE_ENV),
         help=f"a PostgreSQL URL (default: ${DATABASE_ENV}, else a fresh SQLite file)",
     )
+    parser.add_argument("--no-baseline", action="store_true", help="load the agentry server only")
     arguments = parser.parse_args(argv)
-    agentry, plain = asyncio.run(compare(arguments.tasks, arguments.database))
+    agentry, plain = asyncio.run(
+        compare(arguments.tasks, arguments.database, baseline=not arguments.no_baseline)
+    )
     report(agentry, plain, "PostgreSQL" if arguments.database else "SQLite")
 
 

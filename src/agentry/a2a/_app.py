@@ -184,7 +184,8 @@ def create_app(
         routes: Starlette routes of your own, matched before the protocol's, such as the
             OAuth callback that calls :meth:`A2AApp.complete_authorization`.
         pool: The database's connection pool (default: one connection for SQLite, ten
-            and ten more under load for PostgreSQL; a minute's wait for a connection).
+            and ten more under load for PostgreSQL; requests wait up to ten minutes for a
+            connection).
         lease_duration: Seconds after which a server sharing `database` that stopped
             renewing its lease counts as dead: the tasks it left running are failed.
         cancel_poll_interval: Seconds between checks for tasks running here that were

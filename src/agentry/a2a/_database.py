@@ -35,12 +35,13 @@ class PoolSettings:
             10 for a database server).
         max_overflow: Connections opened beyond `size` under load (default: 0 for
             SQLite, 10 otherwise).
-        timeout: Seconds a request waits for a free connection before it fails.
+        timeout: Seconds a request waits for a free connection before it fails (ten
+            minutes: under a burst of requests, they queue rather than fail).
     """
 
     size: int | None = None
     max_overflow: int | None = None
-    timeout: float = 60.0
+    timeout: float = 600.0
 
     def __post_init__(self) -> None:
         if self.size is not None and self.size < 1:

@@ -101,8 +101,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--pool-timeout",
         type=float,
-        default=60.0,
-        help="seconds a request waits for a free database connection (default: 60)",
+        default=600.0,
+        help="seconds a request waits for a free database connection (default: 600)",
     )
     parser.add_argument(
         "--lease",
