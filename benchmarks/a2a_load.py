@@ -77,14 +77,18 @@ def _cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def _spawn(command: Sequence[str]) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)])}
+    return subprocess.Popen(
+        [sys.executable, *command], cwd=ROOT, env=env, stdout=subprocess.DEVNULL
+    )
+
+
 @asynccontextmanager
 async def _server(
     command: Sequence[str], port: int
 ) -> AsyncGenerator[subprocess.Popen[bytes], None]:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)])}
-    process = subprocess.Popen(
-        [sys.executable, *command], cwd=ROOT, env=env, stdout=subprocess.DEVNULL
-    )
+    process = _spawn(command)
     try:
         async with httpx.AsyncClient() as http:
             while True:

@@ -40,7 +40,10 @@ async def stream_answer(**options: object) -> tuple[list[TaskArtifactUpdateEvent
     task, and the store's writes."""
     agent = Agent(client=ScriptedChatClient([ANSWER], chunk_size=CHUNK), name="talker")
     store = CountingTaskStore()
-    async with serve(agent, task_store=store, **options) as server, a2a_client(server.url) as client:
+    async with (
+        serve(agent, task_store=store, **options) as server,
+        a2a_client(server.url) as client,
+    ):
         events = await collect(client, user_message("talk"))
     chunks = [e.artifact_update for e in events if e.HasField("artifact_update")]
     stored = await store.get(chunks[0].task_id, ServerCallContext())
@@ -54,7 +57,8 @@ async def test_the_client_gets_every_chunk_and_the_store_one_write_for_them() ->
     streamed = [c for c in chunks if not c.last_chunk]
     assert len(streamed) == math.ceil(len(ANSWER) / CHUNK)
     assert "".join(p.text for c in streamed for p in c.artifact.parts) == ANSWER
-    assert chunks[-1].last_chunk and chunks[-1].artifact.parts[0].text == ANSWER
+    assert chunks[-1].last_chunk
+    assert chunks[-1].artifact.parts[0].text == ANSWER
     assert artifact_text(stored) == ANSWER
     # submitted, working, the whole answer, completed: as many as the status events.
     assert writes == 4
