@@ -166,3 +166,21 @@ async def test_two_servers_on_postgresql_serve_the_same_tasks(postgres_url: str)
     # The run on the first server stopped: its client's stream ends canceled.
     assert stream.last_state() == TaskState.TASK_STATE_CANCELED
     assert final.status.state == TaskState.TASK_STATE_CANCELED
+
+
+async def test_a_server_stopped_cleanly_fails_the_tasks_it_was_running(tmp_path: Path) -> None:
+    database = str(tmp_path / "tasks.sqlite")
+    # A long lease: only the stopping server's own sweep can fail the task in time.
+    options = ("--database", database, "--lease", "600", "--log-level", "warning")
+    first = await start_server(TARGET, *options)
+    try:
+        async with a2a_client(first.url) as client:
+            stream = await start_slow_task(client)
+            stream.runner.cancel()
+            await asyncio.gather(stream.runner, return_exceptions=True)
+    finally:
+        first.stop()
+    async with served(TARGET, *options) as second, a2a_client(second.url) as client:
+        task = await client.get_task(GetTaskRequest(id=stream.task_id))
+    assert task.status.state == TaskState.TASK_STATE_FAILED
+    assert task.status.message.parts[0].text == ABANDONED_TASK_MESSAGE
