@@ -124,6 +124,11 @@ class CoalescingTaskStore(VersionedTaskStore):
         self.forget(task_id)
         await self.store.delete(task_id, context)
 
+    def unsettled(self) -> set[str]:
+        """The tasks this store last wrote in a state that is not final or waiting for
+        input: their runs are going on, or their last events are still being written."""
+        return set(self._written_at)
+
     def forget(self, task_id: str) -> None:
         """Drop what is held for `task_id` (it settled, or another server changed it)."""
         self._unwritten.pop(task_id, None)

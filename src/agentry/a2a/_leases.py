@@ -28,7 +28,6 @@ from a2a.server.cluster import (
     TaskEventStream,
     TaskVersion,
     VersionedEvent,
-    VersionedTaskStore,
 )
 from a2a.server.context import ServerCallContext
 from a2a.server.models import TaskModel
@@ -39,6 +38,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncEngine
 from typing_extensions import override
 
+from agentry.a2a._coalescing import CoalescingTaskStore
 from agentry.a2a._executor import AgentryAgentExecutor
 
 __all__ = [
@@ -86,7 +86,8 @@ class ServerLease:
 
     Args:
         engine: The database's engine.
-        store: The task store (its task table is `tasks`).
+        store: The task store (its task table is `tasks`); the tasks it has not yet
+            written in a settled state count as running here, like the executor's runs.
         executor: The executor whose running tasks this server owns.
         lease: Seconds a lease lasts without renewal.
         cancel_poll: Seconds between checks for running tasks canceled through another
@@ -96,7 +97,7 @@ class ServerLease:
     def __init__(
         self,
         engine: AsyncEngine,
-        store: VersionedTaskStore,
+        store: CoalescingTaskStore,
         executor: AgentryAgentExecutor,
         *,
         lease: float,
@@ -130,10 +131,10 @@ class ServerLease:
             logger.warning("could not give up the A2A server lease", exc_info=True)
 
     async def sweep(self) -> None:
-        """Fail the running tasks of servers whose lease ran out (this one's too, once
-        released)."""
+        """Fail the running tasks of servers whose lease ran out, this one's included:
+        call it once the lease is released and the runs are over."""
         try:
-            await self._sweep(set(self.executor.running_tasks()))
+            await self._sweep(set())
         except SQLAlchemyError:
             logger.warning("could not fail the tasks of stopped A2A servers", exc_info=True)
 
@@ -150,13 +151,18 @@ class ServerLease:
             except SQLAlchemyError:
                 logger.warning("A2A server lease upkeep failed; retrying", exc_info=True)
 
+    def _running(self) -> set[str]:
+        """The tasks this server is running: their runs go on, or their last events are
+        still on their way to the store."""
+        return set(self.executor.running_tasks()) | self.store.unsettled()
+
     async def _renew(self) -> None:
         await self._write_lease(expires_at=time.time() + self.lease)
         await self._sweep(self._recorded)
 
     async def _write_lease(self, *, expires_at: float) -> None:
         """Write when the lease expires, and which tasks this server runs."""
-        running = set(self.executor.running_tasks())
+        running = self._running()
         started, ended = running - self._recorded, self._recorded - running
         async with self.engine.begin() as connection:
             updated = await connection.execute(
