@@ -261,9 +261,12 @@ def create_app(
         interrupted_task_timeout=idle_task_timeout,
     )
     lease: ServerLease | None = None
-    if engine is not None and isinstance(base_store, VersionedDatabaseTaskStore):
+    lease_engine: AsyncEngine | None = None
+    if database is not None and isinstance(base_store, VersionedDatabaseTaskStore):
+        # A connection of its own: renewals must not queue behind a burst of requests.
+        lease_engine = database_engine(database, PoolSettings(size=1, max_overflow=0))
         lease = ServerLease(
-            engine, store, executor, lease=lease_duration, cancel_poll=cancel_poll_interval
+            lease_engine, store, executor, lease=lease_duration, cancel_poll=cancel_poll_interval
         )
 
     @contextlib.asynccontextmanager
@@ -284,8 +287,9 @@ def create_app(
             await handler.aclose()
             if lease is not None:
                 await lease.sweep()
-            if engine is not None:
-                await engine.dispose()
+            for owned_engine in (engine, lease_engine):
+                if owned_engine is not None:
+                    await owned_engine.dispose()
 
     all_routes = [
         *routes,
