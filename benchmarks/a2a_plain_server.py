@@ -30,8 +30,8 @@ from a2a.server.tasks import DatabaseTaskStore, TaskUpdater
 from a2a.types import Part, Task, TaskState, TaskStatus
 from starlette.applications import Starlette
 
-from agentry.a2a import PoolSettings, build_agent_card
-from agentry.a2a._database import database_engine
+from agentry.a2a import build_agent_card
+from agentry.a2a._database import server_engine
 from agentry.clients.scripted import ScriptedChatClient
 
 ANSWER = "The load benchmark's answer, streamed in small chunks to the client."
@@ -75,7 +75,7 @@ class PlainExecutor(AgentExecutor):
 
 def create_plain_app(database: str, url: str) -> Starlette:
     """The plain a2a-sdk server's ASGI app."""
-    engine = database_engine(database, PoolSettings())
+    engine = server_engine(database, None)
     store = DatabaseTaskStore(engine)
     card = build_agent_card(ScriptedChatClient().as_agent(name="plain"), url=url)
     handler = DefaultRequestHandler(

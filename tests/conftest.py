@@ -20,7 +20,26 @@ def postgres_server() -> Iterator[PostgresServer]:
         server.stop()
 
 
+@pytest.fixture(scope="session")
+def llama_server() -> Iterator[str]:
+    """The base URL (without `/v1`) of llama.cpp's `llama-server` running the default local
+    model, started on first use and shared by the whole session (the provider suites, the
+    CLI and the examples). Its key is `tests.providers.llama_server.API_KEY`."""
+    from tests.providers.llama_server import running_llama_server
+
+    with running_llama_server() as url:
+        yield url
+
+
 @pytest.fixture
 def postgres_url(postgres_server: PostgresServer) -> str:
     """The `postgresql://` URL of a new, empty database for one test."""
     return postgres_server.create_database(f"test_{uuid.uuid4().hex[:12]}")
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A new, empty database for one test: a SQLite file, then a PostgreSQL database."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path_factory.mktemp('database') / 'agentry.sqlite'}"
+    return str(request.getfixturevalue("postgres_url"))

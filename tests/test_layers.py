@@ -55,7 +55,7 @@ def test_only_the_command_line_imports_the_command_line() -> None:
 FLOORS: list[set[str]] = [
     {"errors"},
     {"types", "features"},
-    {"protocols", "targets", "observability"},
+    {"protocols", "targets", "observability", "storage"},
     {"middleware", "sessions", "tools", "security", "files"},
     {"clients", "skills", "memory", "mcp", "testing"},
     {"agents", "openai", "anthropic", "local"},

@@ -14,8 +14,9 @@ Example:
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from agentry.errors import lazy_exports
 
 __version__ = "0.1.0"
 
@@ -30,11 +31,14 @@ _EXPORTS: dict[str, str] = {
     "Content": "agentry.types",
     "Message": "agentry.types",
     "ResponseStream": "agentry.types",
+    "RetryPolicy": "agentry.types",
     "SerializationMixin": "agentry.types",
     "ToolMode": "agentry.types",
     "UsageDetails": "agentry.types",
+    "UsageLimits": "agentry.types",
     # clients
     "BaseChatClient": "agentry.clients",
+    "FallbackChatClient": "agentry.clients",
     "SupportsChatGetResponse": "agentry.protocols",
     # tools
     "AuthorizationRequired": "agentry.tools",
@@ -160,6 +164,7 @@ __all__ = [
     "ContextProvider",
     "Default",
     "Executor",
+    "FallbackChatClient",
     "FileAccessProvider",
     "FileCheckpointStorage",
     "FileHistoryProvider",
@@ -189,6 +194,7 @@ __all__ = [
     "Message",
     "MiddlewareTermination",
     "ResponseStream",
+    "RetryPolicy",
     "SQLHistoryProvider",
     "SQLiteCheckpointStorage",
     "SQLiteHistoryProvider",
@@ -207,6 +213,7 @@ __all__ = [
     "ToolMode",
     "ToolProtocol",
     "UsageDetails",
+    "UsageLimits",
     "Workflow",
     "WorkflowAgent",
     "WorkflowBuilder",
@@ -234,22 +241,12 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'agentry' has no attribute {name!r}")
-    value = getattr(import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 
 if TYPE_CHECKING:
     from agentry.agents import Agent, BaseAgent, use_function_invocation
-    from agentry.clients import BaseChatClient
+    from agentry.clients import BaseChatClient, FallbackChatClient
     from agentry.files import (
         AgentFileStore,
         FileAccessProvider,
@@ -327,9 +324,11 @@ if TYPE_CHECKING:
         Content,
         Message,
         ResponseStream,
+        RetryPolicy,
         SerializationMixin,
         ToolMode,
         UsageDetails,
+        UsageLimits,
     )
     from agentry.workflows import (
         AgentExecutor,

@@ -38,7 +38,7 @@ def ask(request_id: str = "req-1") -> Content:
 class AskingAgent(BaseAgent):
     """Asks for a name, then greets whoever answered."""
 
-    async def run(  # pyright: ignore[reportIncompatibleMethodOverride]
+    async def run(
         self, messages: list[Message], *, session: Any = None, **kwargs: Any
     ) -> AsyncIterator[AgentResponseUpdate]:
         for message in messages:

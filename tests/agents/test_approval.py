@@ -23,6 +23,15 @@ def _client(*answers: str) -> ScriptedChatClient:
     )
 
 
+def _list_and_delete_client() -> ScriptedChatClient:
+    """A model that lists files and deletes one in one turn, then answers."""
+    calls: list[tuple[str, dict[str, str], str]] = [
+        ("list_files", {}, "c0"),
+        ("delete_file", {"path": "a.txt"}, "c1"),
+    ]
+    return ScriptedChatClient([ScriptedChatClient.function_calls(calls), "Listed and deleted."])
+
+
 async def test_a_call_needing_approval_pauses_the_run() -> None:
     deleted.clear()
     agent = Agent(client=_client(), tools=[delete_file])
@@ -83,20 +92,24 @@ async def test_approval_works_without_a_session_when_the_caller_resends_the_requ
 
 async def test_calls_held_beside_one_needing_approval_run_after_it() -> None:
     deleted.clear()
-    client = ScriptedChatClient(
-        [
-            ScriptedChatClient.function_calls(
-                [("list_files", {}, "c0"), ("delete_file", {"path": "a.txt"}, "c1")]
-            ),
-            "Listed and deleted.",
-        ]
-    )
+    client = _list_and_delete_client()
     agent = Agent(client=client, tools=[delete_file, list_files])
     session = agent.create_session()
     first = await agent.run("tidy up", session=session)
     assert [r.id for r in first.user_input_requests] == ["c1"]
     answer = first.user_input_requests[0].to_function_approval_response(approved=True)
     await agent.run(Message("user", [answer]), session=session)
+    results = {c.call_id: c.result for c in client.calls[1].messages[-1].contents}
+    assert results == {"c0": ["a.txt"], "c1": "deleted a.txt"}
+
+
+async def test_held_calls_run_without_a_session_when_the_caller_resends_the_turn() -> None:
+    deleted.clear()
+    client = _list_and_delete_client()
+    agent = Agent(client=client, tools=[delete_file, list_files])
+    first = await agent.run("tidy up")
+    answer = first.user_input_requests[0].to_function_approval_response(approved=True)
+    await agent.run(["tidy up", *first.messages, Message("user", [answer])])
     results = {c.call_id: c.result for c in client.calls[1].messages[-1].contents}
     assert results == {"c0": ["a.txt"], "c1": "deleted a.txt"}
 

@@ -19,7 +19,7 @@ from agentry import (
 class EchoAgent(BaseAgent):
     """A custom agent: one coroutine `run`."""
 
-    async def run(  # pyright: ignore[reportIncompatibleMethodOverride]
+    async def run(
         self, messages: list[Message], *, session: AgentSession | None = None, **kwargs: Any
     ) -> str:
         return f"You said: {messages[-1].text}"
@@ -28,7 +28,7 @@ class EchoAgent(BaseAgent):
 class CountingAgent(BaseAgent):
     """A custom agent: one async-generator `run` that emits events and asks for approval."""
 
-    async def run(  # pyright: ignore[reportIncompatibleMethodOverride]
+    async def run(
         self, messages: list[Message], *, session: AgentSession | None = None, **kwargs: Any
     ) -> AsyncIterator[AgentResponseUpdate]:
         for number in range(3):
@@ -83,5 +83,5 @@ def test_a_run_that_is_not_async_is_refused_when_the_class_is_defined() -> None:
     with pytest.raises(TypeError, match=r"SyncAgent.run must be async: write `async def run"):
 
         class SyncAgent(BaseAgent):  # pyright: ignore[reportUnusedClass]
-            def run(self, messages: list[Message], *, session: Any = None) -> str:  # type: ignore[override]  # pyright: ignore[reportIncompatibleMethodOverride]
+            def run(self, messages: list[Message], *, session: Any = None) -> str:  # type: ignore[override]
                 return "hi"

@@ -133,7 +133,7 @@ async def test_agent_middleware_can_set_the_values_for_tools() -> None:
 
 
 class _Greeter(BaseAgent):
-    async def run(  # type: ignore[override]
+    async def run(
         self, messages: list[Message], *, session: AgentSession | None = None, style: str = "plain"
     ) -> str:
         return f"{style}: hello"

@@ -4,7 +4,6 @@ from pathlib import Path
 import pytest
 
 from agentry.testing import Exchange, ReplayServer
-from tests.providers.llama_server import running_llama_server
 
 RECORDINGS = Path(__file__).parent / "recordings"
 
@@ -23,13 +22,6 @@ def serve() -> Iterator[Callable[[str], ReplayServer]]:
     yield start
     for server in servers:
         server.__exit__(None, None, None)
-
-
-@pytest.fixture(scope="module")
-def llama_server() -> Iterator[str]:
-    """The base URL of llama.cpp's llama-server running the default local model."""
-    with running_llama_server() as url:
-        yield url
 
 
 def message_exchange(content: Sequence[Mapping[str, object]], stop_reason: str) -> Exchange:

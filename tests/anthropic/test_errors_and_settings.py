@@ -42,8 +42,8 @@ def clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
             429,
             "rate_limit_error",
             "This request would exceed the rate limit for your organization.",
-            "rate limited or out of quota; retry later, lower the request rate or raise "
-            "max_retries=",
+            "rate limited or out of quota; retry later, lower the request rate or allow more "
+            "retries: retry=RetryPolicy(max_attempts=..., max_elapsed=...)",
         ),
         (
             413,
@@ -66,7 +66,7 @@ async def test_http_errors_keep_the_status_the_message_and_say_what_to_do(
 ) -> None:
     with ReplayServer([error_exchange(status, error_type, message)]) as server:
         client = AnthropicChatClient(
-            "claude-nope", base_url=server.url, api_key="sk-ant-test", max_retries=0
+            "claude-nope", base_url=server.url, api_key="sk-ant-test", max_retries=0, retry=None
         )
 
         async def ask() -> object:
@@ -91,7 +91,9 @@ async def test_an_error_inside_a_stream_keeps_the_status_of_its_type() -> None:
     ]  # fmt: skip
     broken = Exchange(method="POST", path="/v1/messages", sse=events)
     with ReplayServer([broken]) as server:
-        client = AnthropicChatClient("m", base_url=server.url, api_key="sk-ant-test", max_retries=0)
+        client = AnthropicChatClient(
+            "m", base_url=server.url, api_key="sk-ant-test", max_retries=0, retry=None
+        )
         with pytest.raises(ChatClientError) as caught:
             await client.get_response("Hi", stream=True).get_final_response()
 

@@ -7,9 +7,6 @@ import pytest
 from agentry.testing import ReplayServer
 from tests.azure.front import AzureFront
 
-# llama.cpp's server with the default local model, started once per test module.
-from tests.openai.test_llama_cpp_server import llama_server  # noqa: F401  # pyright: ignore[reportUnusedImport]
-
 OPENAI_RECORDINGS = Path(__file__).parents[1] / "openai" / "recordings"
 
 FrontFor = Callable[[str], AzureFront]
@@ -28,6 +25,6 @@ def front_for(monkeypatch: pytest.MonkeyPatch) -> Iterator[FrontFor]:
 
         def start(recording: str) -> AzureFront:
             replay = stack.enter_context(ReplayServer(OPENAI_RECORDINGS / f"{recording}.json"))
-            return stack.enter_context(AzureFront(responses_upstream=f"{replay.url}/v1"))
+            return stack.enter_context(AzureFront(replay.url))
 
         yield start

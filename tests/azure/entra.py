@@ -16,14 +16,20 @@ from tests.azure.front import entra_token
 
 
 class FakeCredential:
-    """A sync credential: a token naming the scope asked for; counts the calls."""
+    """A sync credential: a token naming the scope asked for; counts the calls.
 
-    def __init__(self) -> None:
+    Args:
+        audience: Give tokens for this resource whatever the scope asked, as an identity
+            set up for another service would (the service refuses them).
+    """
+
+    def __init__(self, *, audience: str | None = None) -> None:
         self.scopes: list[tuple[str, ...]] = []
+        self.audience = audience
 
     def get_token(self, *scopes: str, **options: object) -> AccessToken:
         self.scopes.append(scopes)
-        return AccessToken(entra_token(scopes[0]), int(time.time()) + 3600)
+        return AccessToken(entra_token(self.audience or scopes[0]), int(time.time()) + 3600)
 
 
 class FakeAsyncCredential:

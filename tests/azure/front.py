@@ -1,21 +1,8 @@
 """A local stand-in for Azure OpenAI and Azure AI Foundry: it checks each request as the real
-services would, then forwards it to an OpenAI-compatible server on 127.0.0.1.
+services would, then forwards it to an OpenAI-compatible server on 127.0.0.1 (llama-server,
+or a replay server of recorded exchanges).
 
-The shapes checked are the documented ones:
-
-- Azure OpenAI, classic URLs (learn.microsoft.com/azure/ai-foundry/openai/reference):
-  `POST /openai/deployments/{deployment}/chat/completions?api-version=YYYY-MM-DD[-preview]`
-  and `POST /openai/responses?api-version=...` (the deployment in the body's `model`), with
-  the key in the `api-key` header or a Microsoft Entra ID token as `Authorization: Bearer`.
-- Azure OpenAI, v1 API (learn.microsoft.com/azure/ai-foundry/openai/api-version-lifecycle):
-  `POST /openai/v1/chat/completions` and `POST /openai/v1/responses`, no `api-version`; the
-  key as `api-key` or as a bearer token (the `openai` SDK's own client), or an Entra token.
-- Azure AI Foundry projects (learn.microsoft.com/python/api/azure-ai-projects,
-  `AIProjectClient.get_openai_client`: base URL `{project endpoint}/openai/v1`):
-  `POST /api/projects/{project}/openai/v1/responses`, Entra ID tokens only, for the scope
-  `https://ai.azure.com/.default`; Azure OpenAI tokens are for
-  `https://cognitiveservices.azure.com/.default`.
-
+Each check names the page of Microsoft's documentation that states it.
 Tokens here are the fake ones of `entra_token()`: `entra:<resource>`, so the front checks
 that the client asked for the right scope.
 """
@@ -40,7 +27,11 @@ from starlette.routing import Route
 AZURE_OPENAI_RESOURCE = "https://cognitiveservices.azure.com"
 FOUNDRY_RESOURCE = "https://ai.azure.com"
 API_KEY = "azure-test-key"
+# learn.microsoft.com/azure/ai-foundry/openai/api-version-lifecycle: data-plane versions
+# are dates, `YYYY-MM-DD` or `YYYY-MM-DD-preview`.
 _DATED_VERSION = re.compile(r"^\d{4}-\d{2}-\d{2}(-preview)?$")
+# Headers that belong to one hop, not to the answer being relayed.
+_HOP_HEADERS = {"content-length", "content-encoding", "transfer-encoding", "connection"}
 
 
 def entra_token(scope_or_resource: str) -> str:
@@ -63,12 +54,17 @@ class AzureFront:
     """The front, as a context manager serving on 127.0.0.1 (`url` is its base URL).
 
     Args:
-        chat_upstream: Base URL (`.../v1`) of a server for Chat Completions requests.
-        responses_upstream: Base URL of a server for Responses requests.
+        upstream: Base URL (without `/v1`) of the OpenAI-compatible server behind it.
+        upstream_key: The bearer key the upstream server takes, if any.
+        api_key: The Azure OpenAI resource key the front accepts.
+        only_path: Refuse requests to any other path (a client under test must use this
+            one URL shape, not merely one the front knows).
     """
 
-    chat_upstream: str | None = None
-    responses_upstream: str | None = None
+    upstream: str
+    upstream_key: str | None = None
+    api_key: str = API_KEY
+    only_path: str | None = None
     seen: list[Seen] = field(default_factory=list[Seen])
     port: int = 0
     _server: Any = None
@@ -99,38 +95,85 @@ class AzureFront:
 
     # region routes
 
+    # Classic Azure OpenAI URLs (learn.microsoft.com/azure/ai-foundry/openai/reference,
+    # "Chat completions - Create"): the deployment in the path, a dated `api-version` in
+    # the query, and the key in the `api-key` header or a Microsoft Entra ID token as
+    # `Authorization: Bearer` ("Authentication" on the same page).
     async def _classic_chat(self, request: Request) -> Response:
         body = await self._record(request)
-        problem = _dated_version(request) or _azure_auth(request, key_as_bearer=False)
+        problem = self._refused(request, versioned=True, key_as_bearer=False)
         if problem is None and body.get("model") != request.path_params["deployment"]:
             problem = _error(400, "the body's model is not the deployment of the URL")
-        return problem or await self._forward(self.chat_upstream, "/chat/completions", body)
+        return problem or await self._forward("/chat/completions", body)
 
+    # The Responses API on classic URLs (learn.microsoft.com/azure/ai-foundry/openai/
+    # how-to/responses, "REST API"): `/openai/responses?api-version=`, the deployment in
+    # the body's `model`, signed in as above.
     async def _classic_responses(self, request: Request) -> Response:
         body = await self._record(request)
-        problem = _dated_version(request) or _azure_auth(request, key_as_bearer=False)
-        return problem or await self._forward(self.responses_upstream, "/responses", body)
+        problem = self._refused(request, versioned=True, key_as_bearer=False)
+        return problem or await self._forward("/responses", body)
 
+    # The v1 API (learn.microsoft.com/azure/ai-foundry/openai/api-version-lifecycle,
+    # "API evolution"): `/openai/v1/...` takes no `api-version`, and the `openai` SDK's own
+    # client (`OpenAI(base_url=".../openai/v1/", api_key=...)`) sends the key as a bearer.
     async def _v1_chat(self, request: Request) -> Response:
         body = await self._record(request)
-        problem = _no_version(request) or _azure_auth(request, key_as_bearer=True)
-        return problem or await self._forward(self.chat_upstream, "/chat/completions", body)
+        problem = self._refused(request, versioned=False, key_as_bearer=True)
+        return problem or await self._forward("/chat/completions", body)
 
     async def _v1_responses(self, request: Request) -> Response:
         body = await self._record(request)
-        problem = _no_version(request) or _azure_auth(request, key_as_bearer=True)
-        return problem or await self._forward(self.responses_upstream, "/responses", body)
+        problem = self._refused(request, versioned=False, key_as_bearer=True)
+        return problem or await self._forward("/responses", body)
 
+    # Azure AI Foundry projects (learn.microsoft.com/python/api/azure-ai-projects,
+    # `AIProjectClient.get_openai_client`: base URL `{project endpoint}/openai/v1`): Entra
+    # ID tokens only, for the scope `https://ai.azure.com/.default`.
     async def _foundry_responses(self, request: Request) -> Response:
         body = await self._record(request)
-        problem = _no_version(request)
+        problem = self._wrong_path(request) or _no_version(request)
         if problem is None and request.headers.get("authorization") != (
             f"Bearer {entra_token(FOUNDRY_RESOURCE)}"
         ):
             problem = _error(401, "a Foundry project takes a Microsoft Entra ID bearer token")
-        return problem or await self._forward(self.responses_upstream, "/responses", body)
+        return problem or await self._forward("/responses", body)
 
     # endregion
+
+    def _refused(
+        self, request: Request, *, versioned: bool, key_as_bearer: bool
+    ) -> Response | None:
+        """Why Azure OpenAI would refuse this request, if it would."""
+        version = _dated_version(request) if versioned else _no_version(request)
+        return self._wrong_path(request) or version or self._azure_auth(request, key_as_bearer)
+
+    def _wrong_path(self, request: Request) -> Response | None:
+        if self.only_path is not None and request.url.path != self.only_path:
+            return _error(404, f"this front serves only {self.only_path}")
+        return None
+
+    def _azure_auth(self, request: Request, key_as_bearer: bool) -> Response | None:
+        key = request.headers.get("api-key")
+        bearer = request.headers.get("authorization", "")
+        entra = f"Bearer {entra_token(AZURE_OPENAI_RESOURCE)}"
+        if key == self.api_key or bearer == entra:
+            return None
+        if key_as_bearer and bearer == f"Bearer {self.api_key}":
+            return None
+        if bearer.startswith("Bearer entra:"):
+            # Azure OpenAI's words for a token of another audience.
+            return _error(
+                401,
+                "Unauthorized. Access token is missing, invalid, audience is incorrect "
+                f"({AZURE_OPENAI_RESOURCE}), or have expired.",
+            )
+        return _error(
+            401,
+            "Access denied due to invalid subscription key or wrong API endpoint. Make sure "
+            "to provide a valid key for an active subscription and use a correct regional "
+            "API endpoint for your resource.",
+        )
 
     async def _record(self, request: Request) -> Any:
         body = await request.json()
@@ -139,11 +182,12 @@ class AzureFront:
         )
         return body
 
-    async def _forward(self, upstream: str | None, path: str, body: Any) -> Response:
-        if upstream is None:
-            return _error(503, f"this front has no upstream for {path}")
+    async def _forward(self, path: str, body: Any) -> Response:
         client = httpx2.AsyncClient(timeout=120)
-        upstream_request = client.build_request("POST", f"{upstream}{path}", json=body)
+        headers = {"authorization": f"Bearer {self.upstream_key}"} if self.upstream_key else {}
+        upstream_request = client.build_request(
+            "POST", f"{self.upstream}/v1{path}", json=body, headers=headers
+        )
         answer = await client.send(upstream_request, stream=True)
 
         async def relay() -> AsyncIterator[bytes]:
@@ -154,8 +198,9 @@ class AzureFront:
                 await answer.aclose()
                 await client.aclose()
 
-        media_type = answer.headers.get("content-type", "application/json")
-        return StreamingResponse(relay(), status_code=answer.status_code, media_type=media_type)
+        # The answer's own headers go back too: `retry-after-ms` tells the SDK when to retry.
+        relayed = {k: v for k, v in answer.headers.items() if k.lower() not in _HOP_HEADERS}
+        return StreamingResponse(relay(), status_code=answer.status_code, headers=relayed)
 
     def __enter__(self) -> AzureFront:
         with socket.socket() as probe:
@@ -190,6 +235,7 @@ class AzureFront:
 
 
 def _error(status: int, message: str) -> Response:
+    # Azure OpenAI's error body (the reference's "ErrorResponse"): code and message.
     return JSONResponse({"error": {"code": str(status), "message": message}}, status_code=status)
 
 
@@ -204,19 +250,3 @@ def _no_version(request: Request) -> Response | None:
     if "api-version" in request.query_params:
         return _error(400, "the v1 API takes no dated api-version")
     return None
-
-
-def _azure_auth(request: Request, *, key_as_bearer: bool) -> Response | None:
-    key = request.headers.get("api-key")
-    bearer = request.headers.get("authorization", "")
-    accepted = {f"Bearer {entra_token(AZURE_OPENAI_RESOURCE)}"}
-    if key_as_bearer:
-        accepted.add(f"Bearer {API_KEY}")
-    if key == API_KEY or bearer in accepted:
-        return None
-    return _error(
-        401,
-        "Access denied due to invalid subscription key or wrong API endpoint. Make sure to "
-        "provide a valid key for an active subscription and use a correct regional API "
-        "endpoint for your resource.",
-    )

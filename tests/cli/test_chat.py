@@ -1,5 +1,8 @@
 import json
+from dataclasses import dataclass
 from pathlib import Path
+
+import pytest
 
 from tests.cli.conftest import Agentry
 
@@ -118,18 +121,6 @@ agent = Agent(client=client, tools=[send_email], name="mailer")
 '''
 
 
-def test_chat_asks_before_a_tool_that_needs_approval(agentry: Agentry, tmp_path: Path) -> None:
-    (tmp_path / "mailer.py").write_text(APPROVAL_AGENT)
-    result = agentry("chat", "--agent", "mailer:agent", stdin="mail Ada\ny\nagain\nn\n")
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.splitlines() == [
-        "Tool said: sent to ada@example.com",
-        "Tool said: Error: the user did not approve this tool call; do not retry it.",
-    ]
-    assert result.stderr.count('approve send_email({"to": "ada@example.com"})? [y/N]') == 2
-    assert result.stderr.count("! send_email needs approval") == 2
-
-
 def test_ctrl_c_while_waiting_for_input_ends_the_chat(tmp_path: Path) -> None:
     import os
     import signal
@@ -230,14 +221,59 @@ agent = Agent(client=client, tools=[list_repos], name="github")
 '''
 
 
-def test_chat_asks_for_the_credential_a_tool_needs(agentry: Agentry, tmp_path: Path) -> None:
-    (tmp_path / "github.py").write_text(CREDENTIAL_AGENT)
-    result = agentry("chat", "--agent", "github:agent", stdin="list\nghp_12345\nagain\n\n")
+@dataclass(frozen=True)
+class AskingSession:
+    """A chat whose agent's tool asks the user twice: granted, then refused."""
+
+    id: str
+    agent: str
+    stdin: str
+    answers: list[str]
+    prompts: list[str]
+    """Each is shown on stderr once per tool call."""
+    secret: str | None = None
+    """What the user typed that stderr must not echo."""
+
+    def __str__(self) -> str:
+        return self.id
+
+
+ASKING_SESSIONS = [
+    AskingSession(
+        "approval",
+        APPROVAL_AGENT,
+        "mail Ada\ny\nagain\nn\n",
+        [
+            "Tool said: sent to ada@example.com",
+            "Tool said: Error: the user did not approve this tool call; do not retry it.",
+        ],
+        ['approve send_email({"to": "ada@example.com"})? [y/N]', "! send_email needs approval"],
+    ),
+    AskingSession(
+        "credential",
+        CREDENTIAL_AGENT,
+        "list\nghp_12345\nagain\n\n",
+        [
+            "Tool said: ada/agentry (with a token of 9 characters)",
+            "Tool said: Error: the user did not authorize this tool call; do not retry it.",
+        ],
+        [
+            "list_repos needs a bearer credential (A GitHub token)",
+            "! list_repos needs authorization",
+        ],
+        secret="ghp_12345",
+    ),
+]
+
+
+@pytest.mark.parametrize("session", ASKING_SESSIONS, ids=str)
+def test_chat_asks_the_user_what_a_tool_needs(
+    agentry: Agentry, tmp_path: Path, session: AskingSession
+) -> None:
+    (tmp_path / "asking.py").write_text(session.agent)
+    result = agentry("chat", "--agent", "asking:agent", stdin=session.stdin)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.splitlines() == [
-        "Tool said: ada/agentry (with a token of 9 characters)",
-        "Tool said: Error: the user did not authorize this tool call; do not retry it.",
-    ]
-    assert result.stderr.count("list_repos needs a bearer credential (A GitHub token)") == 2
-    assert result.stderr.count("! list_repos needs authorization") == 2
-    assert "ghp_12345" not in result.stderr
+    assert result.stdout.splitlines() == session.answers
+    assert [result.stderr.count(prompt) for prompt in session.prompts] == [2, 2]
+    if session.secret is not None:
+        assert session.secret not in result.stderr

@@ -19,7 +19,7 @@ from agentry.testing import ReplayServer
 from tests.azure.entra import install_fake_az
 from tests.azure.front import API_KEY, AzureFront
 from tests.cli.conftest import Agentry
-from tests.openai.test_llama_cpp_server import llama_server  # noqa: F401  # pyright: ignore[reportUnusedImport]
+from tests.providers.llama_server import API_KEY as LLAMA_SERVER_KEY
 
 RECORDINGS = Path(__file__).parents[1] / "openai" / "recordings"
 
@@ -28,7 +28,7 @@ RECORDINGS = Path(__file__).parents[1] / "openai" / "recordings"
 def front() -> Iterator[AzureFront]:
     with (
         ReplayServer(RECORDINGS / "responses_text_stream.json") as replay,
-        AzureFront(responses_upstream=f"{replay.url}/v1") as started,
+        AzureFront(replay.url) as started,
     ):
         yield started
 
@@ -160,7 +160,7 @@ def test_a_provider_without_its_key_stops_with_one_line_that_names_it(agentry: A
     )
 
 
-def test_chat_with_a_named_llama_cpp_server(agentry: Agentry, llama_server: str) -> None:  # noqa: F811
+def test_chat_with_a_named_llama_cpp_server(agentry: Agentry, llama_server: str) -> None:
     result = agentry(
         "chat",
         "--client",
@@ -168,7 +168,7 @@ def test_chat_with_a_named_llama_cpp_server(agentry: Agentry, llama_server: str)
         "--instructions",
         "Answer with one word.",
         stdin="Name one colour.\n",
-        env={"LLAMA_CPP_BASE_URL": llama_server},
+        env={"LLAMA_CPP_BASE_URL": f"{llama_server}/v1", "LLAMA_API_KEY": LLAMA_SERVER_KEY},
     )
 
     assert result.returncode == 0, result.stderr

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import sqlalchemy
 
 from tests.cli.conftest import SRC, Agentry
 
@@ -65,12 +66,29 @@ def test_serve_a2a_says_when_it_keeps_nothing(tmp_path: Path) -> None:
     assert list(tmp_path.glob("*.sqlite")) == []
 
 
-def test_serve_a2a_names_its_postgresql_database(tmp_path: Path, postgres_url: str) -> None:
-    lines = _serve_until_started(tmp_path, "--database", postgres_url, "--pool-size", "2")
+def test_serve_a2a_keeps_tasks_in_postgresql_by_url(tmp_path: Path, postgres_url: str) -> None:
+    url_with_password = postgres_url.replace("postgres@", "postgres:secret@")
+    lines = _serve_until_started(tmp_path, "--database", url_with_password, "--pool-size", "2")
 
-    shown = postgres_url.replace("postgresql://", "postgresql+asyncpg://")
-    assert lines[0] == f"agentry: tasks and sessions are kept in the database {shown}"
+    assert lines[0] == (
+        f"agentry: tasks and sessions are kept in the database "
+        f"{postgres_url.replace('postgres@', 'postgres:***@')} (--database none: in memory)"
+    )
     assert lines[-1].endswith("Application startup complete."), lines
+    assert list(tmp_path.glob("*.sqlite")) == []
+    engine = sqlalchemy.create_engine(
+        postgres_url.replace("postgresql://", "postgresql+psycopg://")
+    )
+    with engine.connect() as connection:
+        components = connection.execute(
+            sqlalchemy.text("SELECT component FROM agentry_schema_versions ORDER BY component")
+        ).all()
+    engine.dispose()
+    assert [row[0] for row in components] == [
+        "agentry_a2a_servers",
+        "agentry_a2a_sessions",
+        "agentry_a2a_tasks",
+    ]
 
 
 @pytest.mark.parametrize(
@@ -81,8 +99,8 @@ def test_serve_a2a_names_its_postgresql_database(tmp_path: Path, postgres_url: s
             "error: database 'mysql://db.internal/agents' is neither SQLite nor PostgreSQL; "
             "give a SQLite file, sqlite:///FILE or postgresql://USER@HOST/DATABASE",
         ),
-        (["--pool-size", "0"], "error: pool_size must be at least 1, got 0"),
-        (["--pool-timeout", "-1"], "error: pool_timeout must be positive, got -1.0"),
+        (["--pool-size", "0"], "error: pool size must be at least 1, got 0"),
+        (["--pool-timeout", "-1"], "error: pool timeout must be positive, got -1.0"),
     ],
 )
 def test_serve_a2a_refuses_a_database_setting_it_cannot_use(

@@ -3,6 +3,8 @@
     python crash_worker.py DURABLE_URL EFFECTS_URL start    # starts both runs, then hangs
     python crash_worker.py DURABLE_URL EFFECTS_URL resume   # recovers both runs, prints results
 
+DURABLE_URL `default` means the embedded default database.
+
 Two workflows run on the worker:
 
 - `ledger`: `split` fans 20 items out to four workers by index (five each, handled one at
@@ -51,6 +53,8 @@ BLOCK_AT = ("w2", 10)
 LEDGER_RUN = "ledger-1"
 APPROVAL_RUN = "approval-1"
 AGENT_RUN = "agent-1"
+DEFAULT = "default"
+"""As the durable database: the embedded default (a file in the working directory)."""
 
 
 @dataclass
@@ -222,7 +226,7 @@ def build_agent(effects: SideEffects, *, block: bool) -> Agent:
 
 def runtime_for(durable_url: str, effects_url: str, *, block: bool) -> DurableRuntime:
     effects = SideEffects(effects_url)
-    runtime = DurableRuntime(durable_url, takeover_after=None)
+    runtime = DurableRuntime(None if durable_url == DEFAULT else durable_url, takeover_after=None)
     runtime.register(lambda: build_ledger(effects, block=block))
     runtime.register(build_approval)
     runtime.register_agent(build_agent(effects, block=block))

@@ -1,4 +1,4 @@
-"""Durable runs survive a SIGKILLed worker, on SQLite and on PostgreSQL.
+"""Durable runs survive a SIGKILLed worker, on the embedded SQLite default and on PostgreSQL.
 
 One worker process starts two runs: a fan-out whose handlers write side effects under
 their idempotency keys, killed while one handler call is under way, and a run waiting
@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
-from agentry.durable import DurableRunError
+from agentry.durable import DATABASE_URL_ENV, DEFAULT_DATABASE_URL, DurableRunError
 from agentry.workflows import WorkflowRunnerException
 from tests.durable import crash_worker
 from tests.postgres import PostgresServer
@@ -33,10 +33,12 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def _env() -> dict[str, str]:
     path = os.pathsep.join([str(ROOT / "src"), str(ROOT), os.environ.get("PYTHONPATH", "")])
-    return {**os.environ, "PYTHONPATH": path}
+    environment = {**os.environ, "PYTHONPATH": path}
+    environment.pop(DATABASE_URL_ENV, None)  # "default" means the embedded default
+    return environment
 
 
-def _start_and_kill(durable_url: str, effects_url: str) -> list[dict[str, Any]]:
+def _start_and_kill(durable_url: str, effects_url: str, cwd: Path) -> list[dict[str, Any]]:
     """Run a `start` worker until it reports both runs where the test wants them; kill it."""
     process = subprocess.Popen(
         [sys.executable, str(WORKER), durable_url, effects_url, "start"],
@@ -44,6 +46,7 @@ def _start_and_kill(durable_url: str, effects_url: str) -> list[dict[str, Any]]:
         stderr=subprocess.PIPE,
         text=True,
         env=_env(),
+        cwd=cwd,
     )
     assert process.stdout is not None
     lines: list[dict[str, Any]] = []
@@ -61,12 +64,13 @@ def _start_and_kill(durable_url: str, effects_url: str) -> list[dict[str, Any]]:
     return lines
 
 
-def _resume(durable_url: str, effects_url: str) -> dict[str, Any]:
+def _resume(durable_url: str, effects_url: str, cwd: Path) -> dict[str, Any]:
     done = subprocess.run(
         [sys.executable, str(WORKER), durable_url, effects_url, "resume"],
         capture_output=True,
         text=True,
         env=_env(),
+        cwd=cwd,
         timeout=110,
         check=False,
     )
@@ -114,23 +118,26 @@ def _table(effects_url: str, query: str) -> list[tuple[Any, ...]]:
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
-def databases(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[str, str]:
-    """(durable database URL, side-effects database URL) on one backend."""
+def databases(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[str, str, str]:
+    """(the workers' durable database, the same as a URL, the side-effects database URL)
+    on one backend. On SQLite, the workers use the embedded default (no setting, a file
+    in their working directory)."""
     if request.param == "sqlite":
         return (
-            f"sqlite:///{tmp_path / 'durable.sqlite'}",
+            crash_worker.DEFAULT,
+            f"sqlite:///{tmp_path / DEFAULT_DATABASE_URL.removeprefix('sqlite:///')}",
             f"sqlite:///{tmp_path / 'effects.sqlite'}",
         )
     server: PostgresServer = request.getfixturevalue("postgres_server")
     url = server.create_database(f"crash_{os.getpid()}_{len(os.listdir(tmp_path))}")
-    return url, url.replace("postgresql://", "postgresql+psycopg://")
+    return url, url, url.replace("postgresql://", "postgresql+psycopg://")
 
 
 def test_killed_runs_resume_with_every_side_effect_exactly_once(
-    databases: tuple[str, str], tmp_path: Path
+    databases: tuple[str, str, str], tmp_path: Path
 ) -> None:
-    durable_url, effects_url = databases
-    before = _start_and_kill(durable_url, effects_url)
+    workers_database, durable_url, effects_url = databases
+    before = _start_and_kill(workers_database, effects_url, tmp_path)
     (blocking,) = [line for line in before if line["event"] == "blocking"]
     (waiting,) = [line for line in before if line["event"] == "waiting"]
     blocked_key = blocking["key"]
@@ -140,7 +147,7 @@ def test_killed_runs_resume_with_every_side_effect_exactly_once(
     answered = asyncio.run(_answer_while_no_worker_runs(durable_url, effects_url))
     assert answered == waiting["request_id"]
 
-    finished = _resume(durable_url, effects_url)
+    finished = _resume(workers_database, effects_url, tmp_path)
 
     # The same output as without the crash, executor state included (w2 counted the two
     # items it handled before the crash: its saved state was restored).

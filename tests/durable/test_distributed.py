@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-import signal
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,6 +13,7 @@ import sqlalchemy as sa
 
 from agentry.durable import DurableRuntime
 from tests.durable.fanout_app import CALLS_URL_ENV, ITEMS, build_fanout
+from tests.durable.worker_processes import worker_processes
 from tests.postgres import PostgresServer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,32 +37,9 @@ def workers(databases: tuple[str, str]) -> Iterator[list[subprocess.Popen[str]]]
         "AGENTRY_DURABLE_DATABASE_URL": runs_url,
         CALLS_URL_ENV: calls_url,
     }
-    processes: list[subprocess.Popen[str]] = []
-    try:
-        for number in range(WORKERS):
-            command = [
-                *(sys.executable, "-m", "agentry.cli", "worker"),
-                "tests.durable.fanout_app:create_runtime",
-                *("--worker-id", f"worker-{number}"),
-            ]
-            process = subprocess.Popen(
-                command, stderr=subprocess.PIPE, text=True, env=environment, cwd=ROOT
-            )
-            processes.append(process)
-        for process in processes:
-            assert process.stderr is not None
-            announced = process.stderr.readline()
-            assert "running fanout" in announced, announced + process.stderr.read()
-        yield processes
-    finally:
-        for process in processes:
-            if process.poll() is None:
-                process.send_signal(signal.SIGTERM)
-        for process in processes:
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                process.kill()
+    ids = [f"worker-{number}" for number in range(WORKERS)]
+    with worker_processes("tests.durable.fanout_app:create_runtime", ids, environment) as run:
+        yield run
 
 
 async def _run_from_a_client(runs_url: str) -> list[list[int]]:

@@ -25,12 +25,15 @@ from agentry.durable import (
     JSONSerializer,
 )
 from agentry.durable._runtime import DATABASE_URL_ENV, database_url_of
+from agentry.storage import DATABASE_URL_ENV as SHARED_DATABASE_URL_ENV
 from agentry.workflows import (
     Executor,
     Workflow,
     WorkflowBuilder,
     WorkflowContext,
+    WorkflowEvent,
     WorkflowRunnerException,
+    WorkflowRunState,
     executor,
     handler,
     response_handler,
@@ -342,9 +345,12 @@ async def test_a_runtime_that_is_not_launched_queues_runs_for_a_worker(
 
 def test_the_database_is_one_setting(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(DATABASE_URL_ENV, raising=False)
+    monkeypatch.delenv(SHARED_DATABASE_URL_ENV, raising=False)
     assert database_url_of(None) == "sqlite:///agentry-durable.sqlite"
     assert database_url_of(tmp_path / "a.sqlite") == f"sqlite:///{tmp_path / 'a.sqlite'}"
     assert database_url_of("postgresql://db.internal/app") == "postgresql://db.internal/app"
+    monkeypatch.setenv(SHARED_DATABASE_URL_ENV, "postgresql://shared/all")
+    assert DurableRuntime().database_url == "postgresql://shared/all"
     monkeypatch.setenv(DATABASE_URL_ENV, "postgresql://elsewhere/runs")
     assert DurableRuntime().database_url == "postgresql://elsewhere/runs"
 
@@ -368,3 +374,49 @@ def test_importing_agentry_durable_loads_no_database_driver_until_used() -> None
     )
     shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert shown.stdout.strip() == "[]"
+
+
+async def test_a_followed_run_reports_each_recorded_call_once(runtime: DurableRuntime) -> None:
+    run = await runtime.start("approval", "order-9", run_id="followed-approval")
+    events: list[WorkflowEvent[Any]] = []
+    async for event in run.stream():
+        events.append(event)
+        if event.type == "request_info":
+            assert event.request_id is not None
+            await run.send_response(event.request_id, False)
+    assert [(e.type, e.executor_id) for e in events] == [
+        ("executor_invoked", "approval"),
+        ("request_info", "approval"),
+        ("executor_completed", "approval"),
+        ("executor_invoked", "approval"),
+        ("output", "approval"),
+        ("executor_completed", "approval"),
+        ("status", None),
+    ]
+    assert events[1].data == "order-9"
+    assert events[1].response_type is bool
+    assert events[4].data == "order-9: no"
+    assert events[-1].state == WorkflowRunState.IDLE
+    again = [e.type async for e in runtime.run("followed-approval").stream()]
+    assert again == [e.type for e in events]  # read back from the records, from the start
+
+
+async def test_a_followed_run_that_fails_ends_with_its_error(runtime: DurableRuntime) -> None:
+    run = await runtime.start("broken", "data")
+    events: list[WorkflowEvent[Any]] = []
+
+    async def follow() -> None:
+        async for event in run.stream():
+            events.append(event)
+
+    with pytest.raises(DurableRunFailedError, match="cannot take 'data'"):
+        await follow()
+    assert [e.type for e in events] == [
+        "executor_invoked",
+        "executor_failed",
+        "failed",
+        "status",
+    ]
+    assert events[1].details is not None
+    assert events[1].details.error_type == "ValueError"
+    assert events[-1].state == WorkflowRunState.FAILED

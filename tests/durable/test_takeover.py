@@ -7,8 +7,9 @@ import asyncio
 import os
 import signal
 import subprocess
-import sys
+import threading
 import time
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,9 @@ import pytest
 import sqlalchemy as sa
 
 from agentry.durable import DurableRuntime
+from agentry.workflows import WorkflowEvent, WorkflowRunState
 from tests.durable.takeover_app import BLOCKING_ITEM, EFFECTS_URL_ENV, ITEMS, build_ledger
+from tests.durable.worker_processes import worker_processes
 from tests.postgres import PostgresServer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -41,35 +44,9 @@ def workers(databases: tuple[str, str]) -> Iterator[dict[int, subprocess.Popen[s
         "AGENTRY_DURABLE_DATABASE_URL": runs_url,
         EFFECTS_URL_ENV: effects_url,
     }
-    processes = [
-        subprocess.Popen(
-            [
-                *(sys.executable, "-m", "agentry.cli", "worker"),
-                "tests.durable.takeover_app:create_runtime",
-                *("--worker-id", f"worker-{number}"),
-            ],
-            stderr=subprocess.PIPE,
-            text=True,
-            env=environment,
-            cwd=ROOT,
-        )
-        for number in range(WORKERS)
-    ]
-    try:
-        for process in processes:
-            assert process.stderr is not None
-            announced = process.stderr.readline()
-            assert "running ledger" in announced, announced + process.stderr.read()
-        yield {process.pid: process for process in processes}
-    finally:
-        for process in processes:
-            if process.poll() is None:
-                process.send_signal(signal.SIGTERM)
-        for process in processes:
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                process.kill()
+    ids = [f"worker-{number}" for number in range(WORKERS)]
+    with worker_processes("tests.durable.takeover_app:create_runtime", ids, environment) as run:
+        yield {process.pid: process for process in run}
 
 
 def _rows(url: str, query: str) -> list[tuple[Any, ...]]:
@@ -92,6 +69,21 @@ def _blocked_worker(effects_url: str) -> tuple[str, int]:
     raise AssertionError("no call blocked")
 
 
+def _follow(runs_url: str, events: list[WorkflowEvent[Any]]) -> None:
+    """Follow the run from its start to its end (in a thread), collecting its events."""
+
+    async def follow() -> None:
+        follower = DurableRuntime(runs_url)
+        follower.register(build_ledger, distributed=["work"])
+        try:
+            async for event in follower.run("ledger-1").stream():
+                events.append(event)
+        finally:
+            follower.shutdown()
+
+    asyncio.run(follow())
+
+
 def test_the_live_workers_take_over_the_work_of_a_killed_one(
     workers: dict[int, subprocess.Popen[str]], databases: tuple[str, str]
 ) -> None:
@@ -103,6 +95,9 @@ def test_the_live_workers_take_over_the_work_of_a_killed_one(
         await client.start("ledger", ITEMS, run_id="ledger-1")
 
     asyncio.run(start())
+    events: list[WorkflowEvent[Any]] = []
+    follower = threading.Thread(target=_follow, args=(runs_url, events))
+    follower.start()
     blocked_key, killed = _blocked_worker(effects_url)
     assert blocked_key == f"ledger-1/2/work/{BLOCKING_ITEM}"
     workers[killed].send_signal(signal.SIGKILL)
@@ -116,6 +111,14 @@ def test_the_live_workers_take_over_the_work_of_a_killed_one(
 
     outputs = asyncio.run(result())
     assert outputs == asyncio.run(build_ledger().run(ITEMS)).get_outputs()
+    follower.join(timeout=60)  # a hang guard
+    # The follower saw each call once, the killed one too (once, when it completed on
+    # the worker that took it over), and the output once.
+    seen = Counter((e.type, e.executor_id) for e in events)
+    assert seen[("executor_completed", "work")] == seen[("executor_invoked", "work")] == ITEMS
+    assert seen[("executor_completed", "split")] == seen[("executor_completed", "total")] == 1
+    assert [e.data for e in events if e.type == "output"] == outputs
+    assert events[-1].state == WorkflowRunState.IDLE
 
     effects = _rows(effects_url, "SELECT key, value FROM effects")
     assert sorted(key for key, _ in effects) == sorted(f"ledger-1/2/work/{i}" for i in range(ITEMS))

@@ -13,7 +13,7 @@ from agentry.testing import ReplayServer
 from tests.azure.entra import install_fake_az
 from tests.azure.front import API_KEY, AzureFront
 from tests.examples.running import EXAMPLES, run_example
-from tests.openai.test_llama_cpp_server import llama_server  # noqa: F401  # pyright: ignore[reportUnusedImport]
+from tests.providers.llama_server import API_KEY as LLAMA_SERVER_KEY
 
 ANSWER = "It is sunny and 21°C in Paris, and rainy and 16°C in Tokyo."
 
@@ -22,7 +22,7 @@ ANSWER = "It is sunny and 21°C in Paris, and rainy and 16°C in Tokyo."
 def front() -> Iterator[AzureFront]:
     with (
         ReplayServer(EXAMPLES / "recordings" / "openai_weather.json") as replay,
-        AzureFront(responses_upstream=f"{replay.url}/v1") as started,
+        AzureFront(replay.url) as started,
     ):
         yield started
 
@@ -56,10 +56,11 @@ def test_the_foundry_example_signs_in_with_the_azure_cli(
 
 
 def test_the_named_server_example_streams_from_llama_cpp(
-    llama_server: str,  # noqa: F811
+    llama_server: str,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setenv("LLAMA_CPP_BASE_URL", llama_server)
+    monkeypatch.setenv("LLAMA_CPP_BASE_URL", f"{llama_server}/v1")
+    monkeypatch.setenv("LLAMA_API_KEY", LLAMA_SERVER_KEY)
 
     completed = run_example("openai_compatible_server.py", "llamacpp", "local", timeout=120)
 

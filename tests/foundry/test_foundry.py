@@ -37,7 +37,7 @@ def front_for(monkeypatch: pytest.MonkeyPatch) -> Iterator[FrontFor]:
 
         def start(recording: str) -> AzureFront:
             replay = stack.enter_context(ReplayServer(RECORDINGS / f"{recording}.json"))
-            return stack.enter_context(AzureFront(responses_upstream=f"{replay.url}/v1"))
+            return stack.enter_context(AzureFront(replay.url))
 
         yield start
 

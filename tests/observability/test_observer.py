@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Iterator
-from typing import Any
+from collections.abc import Awaitable, Callable, Coroutine, Iterator, Mapping
+from typing import Any, Literal, TypeVar
 
 import pytest
 
@@ -15,6 +15,9 @@ from agentry.observability import (
     set_telemetry_observer,
 )
 from agentry.types import AgentResponse, ChatOptions, ChatResponse, Message
+from tests.mcp.conftest import basic_stdio
+
+T = TypeVar("T")
 
 
 class RecordingObserver(TelemetryObserver):
@@ -78,3 +81,47 @@ def test_removing_the_observer_restores_the_do_nothing_one() -> None:
     set_telemetry_observer(RecordingObserver())
     set_telemetry_observer(None)
     assert type(get_telemetry_observer()) is TelemetryObserver
+
+
+class RemoteCallRecorder(TelemetryObserver):
+    """Records each remote call with the attributes an observer of its kind records."""
+
+    def __init__(self, *, sensitive: bool) -> None:
+        self.sensitive = sensitive
+        self.calls: dict[str, Mapping[str, object]] = {}
+
+    @property
+    def records_sensitive_data(self) -> bool:
+        return self.sensitive
+
+    def remote_call(
+        self,
+        name: str,
+        attributes: Mapping[str, object],
+        call: Coroutine[Any, Any, T],
+        *,
+        side: Literal["client", "server"] = "client",
+        sensitive_attributes: Callable[[], Mapping[str, object]] | None = None,
+    ) -> Coroutine[Any, Any, T]:
+        self.calls[name] = self.remote_call_attributes(attributes, sensitive_attributes)
+        return call
+
+
+@pytest.mark.parametrize("sensitive", [False, True])
+async def test_a_custom_observer_gets_a_remote_calls_arguments_only_when_it_records_user_data(
+    sensitive: bool,
+) -> None:
+    recorder = RemoteCallRecorder(sensitive=sensitive)
+    set_telemetry_observer(recorder)
+    try:
+        async with basic_stdio() as server:
+            result = await server.call_tool("add", {"a": 2, "b": 3})
+    finally:
+        set_telemetry_observer(None)
+
+    assert result.structured_content == {"result": 5}
+    attributes = recorder.calls["tools/call add"]
+    assert attributes["gen_ai.tool.name"] == "add"
+    assert attributes.get("gen_ai.tool.call.arguments") == (
+        '{"a": 2, "b": 3}' if sensitive else None
+    )

@@ -314,7 +314,8 @@ async def test_nothing_is_recorded_when_instrumentation_is_off() -> None:
 
     assert not is_instrumentation_enabled()
     # with the switch off, the core hands back its own objects, not traced wrappers
-    client = ScriptedChatClient(["Hi"])
+    # (retries off too: with them on, the source is their own wrapper)
+    client = ScriptedChatClient(["Hi"], retry=None)
     stream = client.get_response([Message("user", ["Hi"])], stream=True)
     assert type(stream.source).__name__ == "async_generator"
     assert stream.source.__qualname__ == "ScriptedChatClient._inner_get_streaming_response"  # type: ignore[attr-defined]
@@ -323,9 +324,7 @@ async def test_nothing_is_recorded_when_instrumentation_is_off() -> None:
 
 async def test_custom_agents_and_agents_as_tools_are_traced(telemetry: Telemetry) -> None:
     class Echo(BaseAgent):
-        async def run(  # pyright: ignore[reportIncompatibleMethodOverride]
-            self, messages: Any, *, session: Any = None, **kwargs: Any
-        ) -> str:
+        async def run(self, messages: Any, *, session: Any = None, **kwargs: Any) -> str:
             return f"echo: {messages[-1].text}"
 
     echo = Echo(name="echo", description="Repeats")

@@ -136,7 +136,7 @@ async def test_images_and_tool_choice_are_mapped(replay: ReplayServer) -> None:
 
 @pytest.mark.recording("chat_errors")
 async def test_errors_keep_the_provider_message_and_say_what_to_do(replay: ReplayServer) -> None:
-    client = _client(replay, max_retries=0)
+    client = _client(replay, max_retries=0, retry=None)
     with pytest.raises(ChatClientError, match="Incorrect API key provided") as unauthorized:
         await client.get_response("hi")
     assert unauthorized.value.status_code == 401

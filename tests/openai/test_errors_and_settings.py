@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+import openai
 from agentry.errors import ChatClientError
 from agentry.openai import OpenAIChatClient, OpenAIChatCompletionClient
 from agentry.testing import ReplayServer, load_exchanges
@@ -57,7 +58,11 @@ async def test_http_errors_keep_the_status_and_the_providers_message(
     exchange = error_exchange(path, status, message, error_type, code)
     with ReplayServer([exchange]) as server:
         client = client_class(
-            "gpt-4.1-mini", base_url=f"{server.url}/v1", api_key="sk-test", max_retries=0
+            "gpt-4.1-mini",
+            base_url=f"{server.url}/v1",
+            api_key="sk-test",
+            max_retries=0,
+            retry=None,
         )
 
         async def ask() -> object:
@@ -76,13 +81,27 @@ async def test_http_errors_keep_the_status_and_the_providers_message(
     assert len(server.requests) == 1  # retries off: one attempt
 
 
+def test_the_sdk_and_agentry_do_not_both_retry() -> None:
+    with pytest.raises(ValueError, match=r"max_retries=2 asks the SDK to retry, and agentry"):
+        OpenAIChatCompletionClient("m", base_url="http://127.0.0.1:9/v1", max_retries=2)
+    sdk = openai.AsyncOpenAI(base_url="http://127.0.0.1:9/v1", api_key="k", max_retries=5)
+
+    assert OpenAIChatClient("m", client=sdk).client.max_retries == 0
+    assert OpenAIChatClient("m", client=sdk, retry=None).client.max_retries == 5
+    assert OpenAIChatClient("m", base_url="http://127.0.0.1:9/v1").client.max_retries == 0
+
+
 async def test_the_sdk_retries_a_server_error_when_asked() -> None:
     failing = error_exchange("/v1/chat/completions", 500, "Try again.", "server_error", None)
     failing.headers = {"retry-after-ms": "1"}
     answer = load_exchanges(RECORDINGS / "chat_completions_text.json")
     with ReplayServer([failing, *answer]) as server:
         client = OpenAIChatCompletionClient(
-            "gpt-4.1-mini", base_url=f"{server.url}/v1", api_key="sk-test", max_retries=1
+            "gpt-4.1-mini",
+            base_url=f"{server.url}/v1",
+            api_key="sk-test",
+            max_retries=1,
+            retry=None,
         )
 
         response = await client.get_response("Say hello.")

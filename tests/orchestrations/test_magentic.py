@@ -144,9 +144,8 @@ async def test_an_unknown_speaker_counts_as_a_stall() -> None:
 
 
 async def test_an_unusable_progress_ledger_counts_as_a_stall() -> None:
-    manager = scripted(
-        "manager", plan("w works"), '{"is_request_satisfied": tr', step("w", "Go."), DONE, "Done."
-    )
+    broken = '{"is_request_satisfied": tr'  # asked again once (output_retries), broken again
+    manager = scripted("manager", plan("w works"), broken, broken, step("w", "Go."), DONE, "Done.")
     w = scripted("w", "Worked.")
     result = await MagenticOrchestrator(participants=[w], manager=manager).build().run("Task.")
     assert texts(result.get_outputs()[0]) == ["Done."]
@@ -156,7 +155,7 @@ async def test_an_unusable_progress_ledger_counts_as_a_stall() -> None:
 
 
 async def test_an_unusable_plan_fails_the_run_with_the_reason() -> None:
-    manager = scripted("manager", "no JSON here")
+    manager = scripted("manager", "no JSON here", "still no JSON")  # asked again once
     workflow = MagenticOrchestrator(participants=[scripted("w")], manager=manager).build()
     with pytest.raises(ExecutorFailedException, match="does not validate as MagenticPlan"):
         await workflow.run("Task.")

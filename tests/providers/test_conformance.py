@@ -1,25 +1,33 @@
 """One conformance suite for every provider client (see `clients.PROVIDERS`).
 
 Each test runs once per client. The live tests talk to llama.cpp's `llama-server` with
-the default local model, through each client's official SDK; greedy sampling and short
-prompts the 0.5B model answers reliably keep them deterministic. What one local server
-cannot show (parallel tool calls, unknown models, rate limits) is replayed in each
-provider's wire format.
+the default local model, through each client's official SDK (the Azure OpenAI and Foundry
+clients through the local front of tests/azure/front.py, which checks their URLs and
+sign-in); greedy sampling and short prompts the 0.5B model answers reliably keep them
+deterministic. What one local server cannot show (parallel tool calls, unknown models,
+rate limits) is replayed in each provider's wire format, through the same front.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Generator, Iterable
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
+import httpx2
 import pytest
 from pydantic import BaseModel
 
-from agentry import Agent, ChatOptions, ChatResponse, tool
+from agentry import Agent, ChatOptions, ChatResponse, Message, RetryPolicy, tool
+from agentry.anthropic import AnthropicChatClient
+from agentry.clients import BaseChatClient
 from agentry.clients.sdk_errors import CONTEXT_ADVICE
 from agentry.errors import ChatClientError
-from agentry.testing import Exchange, ReplayServer, load_exchanges
-from tests.providers.clients import ProviderCase
+from agentry.openai import OpenAIChatClient, OpenAIChatCompletionClient
+from agentry.testing import Exchange, RecordingTransport, ReplayServer, load_exchanges
+from tests.providers.clients import PROVIDERS, ProviderCase
 from tests.providers.llama_server import API_KEY, CONTEXT_TOKENS
 
 GREEDY: ChatOptions = {"temperature": 0.0, "seed": 7, "max_tokens": 24}
@@ -41,7 +49,7 @@ class CityFacts(BaseModel):
 
 
 async def test_a_plain_answer_is_the_models_text(provider: ProviderCase, live_url: str) -> None:
-    client = provider.make(live_url, API_KEY, 0)
+    client = provider.make(live_url, API_KEY, None)
 
     response = await client.get_response(
         "What is the capital of France? Answer with one word.", options=GREEDY
@@ -53,8 +61,38 @@ async def test_a_plain_answer_is_the_models_text(provider: ProviderCase, live_ur
     assert response.response_id
 
 
+async def test_a_system_message_sets_the_behaviour(provider: ProviderCase, live_url: str) -> None:
+    client = provider.make(live_url, API_KEY, None)
+
+    response = await client.get_response(
+        [
+            Message("system", ["You only ever answer with the single word: banana."]),
+            Message("user", ["What is your favourite fruit?"]),
+        ],
+        options=GREEDY,
+    )
+
+    assert "banana" in response.text.lower()
+
+
+@pytest.mark.parametrize("provider", [p for p in PROVIDERS if p.stop_sequences], ids=str)
+async def test_a_stream_stops_at_a_stop_sequence(provider: ProviderCase, live_url: str) -> None:
+    options: ChatOptions = {**GREEDY, "stop": ["5"]}
+    stream = provider.make(live_url, API_KEY, None).get_response(
+        "Count from 1 to 9, separated by commas.", stream=True, options=options
+    )
+
+    pieces = [update.text async for update in stream]
+    response = await stream.get_final_response()
+
+    assert response.text == "".join(pieces)
+    assert "4" in response.text
+    assert "5" not in response.text
+    assert response.finish_reason == "stop"
+
+
 async def test_a_stream_folds_into_the_plain_answer(provider: ProviderCase, live_url: str) -> None:
-    client = provider.make(live_url, API_KEY, 0)
+    client = provider.make(live_url, API_KEY, None)
     question = "Name three primary colours."
 
     plain = await client.get_response(question, options=GREEDY)
@@ -72,12 +110,13 @@ async def test_a_stream_folds_into_the_plain_answer(provider: ProviderCase, live
 async def test_usage_counts_the_prompt_and_the_answer(
     provider: ProviderCase, live_url: str
 ) -> None:
-    client = provider.make(live_url, API_KEY, 0)
+    client = provider.make(live_url, API_KEY, None)
 
     response = await client.get_response("Count from one to twenty.", options=GREEDY)
 
     usage = response.usage_details or {}
-    prompt_tokens = usage.get("input_token_count", 0)
+    prompt_tokens = usage.get("input_token_count")
+    assert prompt_tokens is not None
     assert prompt_tokens > 5
     assert usage.get("output_token_count") == 24  # cut off at max_tokens
     assert usage.get("total_token_count") == prompt_tokens + 24
@@ -90,14 +129,42 @@ async def test_structured_output_is_parsed_into_the_value(
     question = "Paris is a city in France. Give its city and country."
 
     if provider.structured_recording is None:
-        response = await provider.make(live_url, API_KEY, 0).get_response(question, options=options)
+        response = await provider.make(live_url, API_KEY, None).get_response(
+            question, options=options
+        )
     else:
-        with ReplayServer(provider.structured_recording) as server:
-            client = provider.make(server.url, "sk-test", 0)
-            response = await client.get_response(question, options=options)
+        with replayed(provider, provider.structured_recording) as (_, url):
+            response = await provider.make(url, API_KEY, None).get_response(
+                question, options=options
+            )
 
     assert response.value == CityFacts(city="Paris", country="France")
     assert json.loads(response.text)["country"] == "France"
+
+
+async def test_a_live_exchange_records_and_replays_offline(
+    provider: ProviderCase, live_url: str, tmp_path: Path
+) -> None:
+    transport = RecordingTransport(tmp_path / "exchanges.json")
+    live_client = _recording(provider.make(live_url, API_KEY, None), transport)
+    live = await live_client.get_response("Name one fruit.", options=GREEDY)
+    live_stream = await live_client.get_response(
+        "Name one fruit.", stream=True, options=GREEDY
+    ).get_final_response()
+    transport.save()
+
+    recorded = load_exchanges(transport.path)
+    with ReplayServer(transport.path) as replay:  # the client's own URLs, no front
+        offline = provider.make(replay.url, API_KEY, None)
+        replayed = await offline.get_response("Name one fruit.", options=GREEDY)
+        replayed_stream = await offline.get_response(
+            "Name one fruit.", stream=True, options=GREEDY
+        ).get_final_response()
+
+    assert [e.sse is not None for e in recorded] == [False, True]
+    assert replayed.to_dict() == live.to_dict()
+    assert replayed_stream.to_dict() == live_stream.to_dict()
+    assert replay.bodies == [e.request_body for e in recorded]
 
 
 # endregion
@@ -105,8 +172,9 @@ async def test_structured_output_is_parsed_into_the_value(
 # region tools
 
 
+@pytest.mark.parametrize("stream", [False, True])
 async def test_a_tool_call_is_made_and_answered_through_an_agent(
-    provider: ProviderCase, live_url: str
+    provider: ProviderCase, live_url: str, stream: bool
 ) -> None:
     calls: list[str] = []
 
@@ -117,24 +185,33 @@ async def test_a_tool_call_is_made_and_answered_through_an_agent(
         return WEATHER.get(city, "unknown")
 
     agent = Agent(
-        client=provider.make(live_url, API_KEY, 0),
+        client=provider.make(live_url, API_KEY, None),
         instructions="Use the get_weather tool to answer questions about the weather.",
         tools=[get_weather],
         default_options={**GREEDY, "max_tokens": 64},
     )
 
-    response = await agent.run("What is the weather in Paris?")
+    question = "What is the weather in Paris?"
+    if stream:
+        response = await agent.run(question, stream=True).get_final_response()
+    else:
+        response = await agent.run(question)
 
     assert calls == ["Paris"]
-    kinds = [c.type for m in response.messages for c in m.contents]
-    assert kinds[:2] == ["function_call", "function_result"]
+    call, result = response.messages[0].contents[0], response.messages[1].contents[0]
+    assert (call.type, call.name, call.parse_arguments()) == (
+        "function_call",
+        "get_weather",
+        {"city": "Paris"},
+    )
+    assert (result.type, result.call_id) == ("function_result", call.call_id)
     assert "21" in response.text
 
 
 async def test_a_streamed_tool_call_folds_into_the_plain_one(
     provider: ProviderCase, live_url: str
 ) -> None:
-    client = provider.make(live_url, API_KEY, 0)
+    client = provider.make(live_url, API_KEY, None)
     options: ChatOptions = {
         **GREEDY,
         "max_tokens": 64,
@@ -159,8 +236,8 @@ async def test_parallel_tool_calls_all_run_and_are_answered(
     recording = (
         provider.parallel_tools_stream_recording if stream else provider.parallel_tools_recording
     )
-    with ReplayServer(recording) as server:
-        agent = Agent(client=provider.make(server.url, "sk-test", 0), tools=[get_weather])
+    with replayed(provider, recording) as (server, url):
+        agent = Agent(client=provider.make(url, API_KEY, None), tools=[get_weather])
         question = "What is the weather in Paris and in Tokyo?"
         if stream:
             response = await agent.run(question, stream=True).get_final_response()
@@ -182,19 +259,19 @@ async def test_parallel_tool_calls_all_run_and_are_answered(
 
 
 async def test_a_bad_key_says_how_to_give_one(provider: ProviderCase, live_url: str) -> None:
-    client = provider.make(live_url, "sk-wrong", 0)
+    client = provider.make(live_url, "sk-wrong", None)
 
     with pytest.raises(ChatClientError) as caught:
         await client.get_response("Hi", options=GREEDY)
 
     assert caught.value.status_code == 401
-    assert f"check the API key: pass api_key= or set {provider.key_variable}" in str(caught.value)
+    assert provider.bad_key_advice in str(caught.value)
 
 
 async def test_a_conversation_longer_than_the_context_says_so(
     provider: ProviderCase, live_url: str
 ) -> None:
-    client = provider.make(live_url, API_KEY, 0)
+    client = provider.make(live_url, API_KEY, None)
     too_long = "apple " * (CONTEXT_TOKENS + 200)
 
     with pytest.raises(ChatClientError) as caught:
@@ -206,17 +283,17 @@ async def test_a_conversation_longer_than_the_context_says_so(
 
 async def test_an_unknown_model_says_to_check_its_name(provider: ProviderCase) -> None:
     refusal = Exchange("POST", provider.path, status=404, body=provider.unknown_model_error)
-    with ReplayServer([refusal]) as server:
-        client = provider.make(server.url, "sk-test", 0)
+    with replayed(provider, [refusal]) as (_, url):
+        client = provider.make(url, API_KEY, None)
         with pytest.raises(ChatClientError) as caught:
             await client.get_response("Hi")
 
     assert caught.value.status_code == 404
-    assert "nope" in str(caught.value)
-    assert "check the model name and base_url" in str(caught.value)
+    assert provider.unknown_model_error["error"]["message"] in str(caught.value)
+    assert provider.unknown_model_advice in str(caught.value)
 
 
-async def test_a_rate_limit_is_retried_by_the_sdk(provider: ProviderCase) -> None:
+async def test_a_rate_limit_is_retried(provider: ProviderCase) -> None:
     limited = Exchange(
         "POST",
         provider.path,
@@ -225,8 +302,8 @@ async def test_a_rate_limit_is_retried_by_the_sdk(provider: ProviderCase) -> Non
         headers={"retry-after-ms": "1"},
     )
     answer = load_exchanges(provider.text_recording)[0]
-    with ReplayServer([limited, answer]) as server:
-        client = provider.make(server.url, "sk-test", 1)
+    with replayed(provider, [limited, answer]) as (server, url):
+        client = provider.make(url, API_KEY, RetryPolicy(initial_delay=0.001))
         response = await client.get_response("Say hello.")
 
     assert response.text
@@ -235,8 +312,8 @@ async def test_a_rate_limit_is_retried_by_the_sdk(provider: ProviderCase) -> Non
 
 async def test_a_rate_limit_past_the_retries_says_what_to_do(provider: ProviderCase) -> None:
     limited = Exchange("POST", provider.path, status=429, body=provider.rate_limit_error)
-    with ReplayServer([limited]) as server:
-        client = provider.make(server.url, "sk-test", 0)
+    with replayed(provider, [limited]) as (server, url):
+        client = provider.make(url, API_KEY, None)
         with pytest.raises(ChatClientError) as caught:
             await client.get_response("Say hello.")
 
@@ -246,6 +323,26 @@ async def test_a_rate_limit_past_the_retries_says_what_to_do(provider: ProviderC
 
 
 # endregion
+
+
+@contextmanager
+def replayed(
+    provider: ProviderCase, exchanges: Path | Iterable[Exchange]
+) -> Generator[tuple[ReplayServer, str]]:
+    """A replay server of `exchanges`, and the URL the provider's client reaches it by."""
+    with ReplayServer(exchanges) as server, provider.reach(server.url) as url:
+        yield server, url
+
+
+def _recording(client: BaseChatClient, transport: RecordingTransport) -> BaseChatClient:
+    """`client`, its SDK sending every request through `transport`."""
+    http_client = httpx2.AsyncClient(transport=transport)
+    if isinstance(client, AnthropicChatClient):
+        client.client = client.client.with_options(http_client=http_client)
+    else:
+        assert isinstance(client, OpenAIChatClient | OpenAIChatCompletionClient)
+        client.client = client.client.with_options(http_client=http_client)
+    return client
 
 
 def _calls(response: ChatResponse) -> list[tuple[str | None, dict[str, Any], bool]]:

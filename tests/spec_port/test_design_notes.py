@@ -35,7 +35,7 @@ class ToolCallingAgent(BaseAgent):
         self.model_client = model_client
         self.tools = {t.name: t for t in tools}
 
-    async def run(  # pyright: ignore[reportIncompatibleMethodOverride]
+    async def run(
         self, messages: list[Message], *, session: AgentSession | None = None, **kwargs: Any
     ) -> Message:
         response = await self.model_client.get_response(
@@ -54,7 +54,7 @@ class ToolCallingAgent(BaseAgent):
 class CriticAgent(BaseAgent):
     """Checks the last message with fixed rules instead of a model."""
 
-    async def run(  # pyright: ignore[reportIncompatibleMethodOverride]
+    async def run(
         self, messages: list[Message], *, session: AgentSession | None = None, **kwargs: Any
     ) -> Message:
         verified = messages[-1].text.endswith(".") and len(messages[-1].text) < 80

@@ -54,6 +54,20 @@ def test_chat_response_folds_updates_into_messages_and_usage() -> None:
     assert (response.finish_reason, response.response_id, response.model) == ("stop", "r1", "m")
 
 
+def test_folding_a_stream_leaves_its_updates_as_they_were() -> None:
+    updates = [
+        ChatResponseUpdate(role="assistant", contents=[word], message_id="m1")
+        for word in ("One ", "two ", "three.")
+    ]
+    updates.append(ChatResponseUpdate(role="assistant", contents=["Next."], message_id="m2"))
+    first = ChatResponse.from_updates(updates)
+    second = ChatResponse.from_updates(updates)
+    assert [u.text for u in updates] == ["One ", "two ", "three.", "Next."]
+    assert [m.text for m in first.messages] == ["One two three.", "Next."]
+    assert second == first
+    assert first.messages[0].contents[0] is not second.messages[0].contents[0]
+
+
 def test_updates_of_different_roles_become_different_messages() -> None:
     updates = [
         AgentResponseUpdate(

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import sqlalchemy
 from typing_extensions import Never
 
 from agentry.workflows import (
@@ -79,7 +80,11 @@ def build(name: str = "pipeline") -> Workflow:
     )
 
 
-@pytest.fixture(params=["memory", "file", "sqlite", "sqlalchemy"])
+SQL_URLS: dict[int, str] = {}
+"""The database URL of each SQLCheckpointStorage the fixture made, by `id`."""
+
+
+@pytest.fixture(params=["memory", "file", "sqlite", "sqlalchemy", "postgresql"])
 async def storage(
     request: pytest.FixtureRequest, tmp_path: Path
 ) -> AsyncIterator[CheckpointStorage]:
@@ -93,7 +98,13 @@ async def storage(
         yield sqlite
         await sqlite.close()
     else:
-        sql = SQLCheckpointStorage(f"sqlite+aiosqlite:///{tmp_path / 'checkpoints.db'}")
+        url = (
+            f"sqlite:///{tmp_path / 'checkpoints.db'}"
+            if kind == "sqlalchemy"
+            else str(request.getfixturevalue("postgres_url"))
+        )
+        sql = SQLCheckpointStorage(url)
+        SQL_URLS[id(sql)] = url
         yield sql
         await sql.close()
 
@@ -231,6 +242,19 @@ def corrupt(storage: CheckpointStorage, checkpoint_id: str, tmp_path: Path) -> N
         storage.documents[checkpoint_id] = (name, garbage)
     elif isinstance(storage, FileCheckpointStorage):
         (storage.directory / f"{checkpoint_id}.json").write_text(garbage)
+    elif isinstance(storage, SQLCheckpointStorage):
+        engine = sqlalchemy.create_engine(
+            SQL_URLS[id(storage)].replace("postgresql://", "postgresql+psycopg://")
+        )
+        with engine.begin() as connection:
+            connection.execute(
+                sqlalchemy.text(
+                    "UPDATE agentry_workflow_checkpoints SET document = :document "
+                    "WHERE checkpoint_id = :checkpoint_id"
+                ),
+                {"document": garbage, "checkpoint_id": checkpoint_id},
+            )
+        engine.dispose()
     else:
         with sqlite3.connect(tmp_path / "checkpoints.db") as connection:
             connection.execute(

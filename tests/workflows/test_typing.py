@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal, Optional, Union
 import pytest
 from pydantic import BaseModel
 
+from agentry.workflows import WorkflowBuilder, WorkflowContext, executor
 from agentry.workflows._typing import compile_matcher, is_type_compatible, type_name
 
 
@@ -56,6 +57,7 @@ class Order(BaseModel):
         (Order, Order(item="x"), True),
         (Order, {"item": "x"}, False),
         (Annotated[int, "meta"], 5, True),
+        (Annotated[int, {"unit": "px"}], 5, True),  # extras that cannot be hashed
         (list[Point] | str, [Point(1, 1)], True),
         (list[Point] | str, [1], False),
     ],
@@ -110,3 +112,23 @@ def test_type_names_are_readable() -> None:
     assert type_name(None) == "None"
     assert type_name(Any) == "Any"
     assert type_name(list[int]) == "list[int]"
+
+
+def test_remembered_matchers_keep_literals_of_equal_values_apart() -> None:
+    assert compile_matcher(Literal[1]).matches(1)
+    assert not compile_matcher(Literal[True]).matches(1)
+    assert compile_matcher(Literal[True]).matches(True)
+
+
+async def test_a_handler_whose_annotation_cannot_be_hashed_builds_and_runs_each_time() -> None:
+    def build() -> Any:
+        async def double(
+            n: Annotated[int, {"unit": "px"}], ctx: WorkflowContext[None, int]
+        ) -> None:
+            await ctx.yield_output(n * 2)
+
+        return WorkflowBuilder(start_executor=executor(double)).build()
+
+    for value in (1, 2):
+        result = await build().run(value)
+        assert result.get_outputs() == [value * 2]

@@ -8,10 +8,9 @@ Example:
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from agentry.errors import MissingExtraError
+from agentry.errors import lazy_exports
 
 _EXPORTS: dict[str, str] = {
     "A2AConfigError": "agentry.a2a._errors",
@@ -21,10 +20,12 @@ _EXPORTS: dict[str, str] = {
     "ContextSessionStore": "agentry.a2a._sessions",
     "DEFAULT_DATABASE": "agentry.a2a._sessions",
     "InMemoryContextSessionStore": "agentry.a2a._sessions",
-    "PoolSettings": "agentry.a2a._database",
+    "PoolSettings": "agentry.storage",
     "RemoteAgentError": "agentry.a2a._errors",
     "SQLContextSessionStore": "agentry.a2a._sql_sessions",
     "SQLiteContextSessionStore": "agentry.a2a._sessions",
+    "TASKS_TABLE": "agentry.a2a._task_store",
+    "prepare_database": "agentry.a2a._task_store",
     "build_agent_card": "agentry.a2a._card",
     "create_app": "agentry.a2a._app",
     "serve": "agentry.a2a._serve",
@@ -32,6 +33,7 @@ _EXPORTS: dict[str, str] = {
 
 __all__ = [
     "DEFAULT_DATABASE",
+    "TASKS_TABLE",
     "A2AAgent",
     "A2AConfigError",
     "A2AApp",
@@ -44,37 +46,30 @@ __all__ = [
     "SQLiteContextSessionStore",
     "build_agent_card",
     "create_app",
+    "prepare_database",
     "serve",
 ]
 
-_EXTRA_MODULES = ("a2a", "google", "httpx", "starlette", "sse_starlette", "uvicorn", "sqlalchemy")
-
-
-def __getattr__(name: str) -> Any:
-    module_name = _EXPORTS.get(name)
-    if module_name is None:
-        raise AttributeError(f"module 'agentry.a2a' has no attribute {name!r}")
-    try:
-        module = import_module(module_name)
-    except ImportError as error:
-        missing = (error.name or "").split(".")[0]
-        if missing in _EXTRA_MODULES:
-            raise MissingExtraError("A2A", "a2a") from error
-        raise
-    value = getattr(module, name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
-
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    _EXPORTS,
+    extra="a2a",
+    feature="A2A",
+    extra_packages=(
+        "a2a",
+        "google",
+        "httpx",
+        "starlette",
+        "sse_starlette",
+        "uvicorn",
+        "sqlalchemy",
+    ),
+)
 
 if TYPE_CHECKING:
     from agentry.a2a._app import A2AApp, create_app
     from agentry.a2a._card import build_agent_card
     from agentry.a2a._client_agent import A2AAgent
-    from agentry.a2a._database import PoolSettings
     from agentry.a2a._errors import A2AConfigError, RemoteAgentError
     from agentry.a2a._executor import AgentryAgentExecutor
     from agentry.a2a._serve import serve
@@ -85,3 +80,5 @@ if TYPE_CHECKING:
         SQLiteContextSessionStore,
     )
     from agentry.a2a._sql_sessions import SQLContextSessionStore
+    from agentry.a2a._task_store import TASKS_TABLE, prepare_database
+    from agentry.storage import PoolSettings

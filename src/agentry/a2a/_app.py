@@ -9,12 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from a2a.server.agent_execution import RequestContext, SimpleRequestContextBuilder
-from a2a.server.cluster import (
-    DatabaseTaskEventStream,
-    TaskEventStream,
-    VersionedDatabaseTaskStore,
-    VersionedTaskStore,
-)
+from a2a.server.cluster import TaskEventStream, VersionedTaskStore
 from a2a.server.context import ServerCallContext
 from a2a.server.request_handlers import DefaultRequestHandler
 from a2a.server.routes import create_jsonrpc_routes, create_rest_routes
@@ -29,21 +24,18 @@ from typing_extensions import override
 from agentry.a2a._authorizations import CREDENTIALS_STATE_KEY, withhold_credentials
 from agentry.a2a._card import DEFAULT_CARD_CACHE_CONTROL, build_agent_card, card_routes
 from agentry.a2a._coalescing import CoalescingTaskStore
-from agentry.a2a._database import PoolSettings, database_engine
+from agentry.a2a._database import server_engine
 from agentry.a2a._errors import A2AConfigError
 from agentry.a2a._executor import NO_CONTENT_MESSAGE, AgentryAgentExecutor
-from agentry.a2a._leases import ServerLease, SingleServerEvents, owner_from_context
+from agentry.a2a._leases import ServerLease, SingleServerEvents
 from agentry.a2a._limits import BodySizeLimit
 from agentry.a2a._media_types import UnsupportedMediaTypeGuard
 from agentry.a2a._parts import parts_to_contents
 from agentry.a2a._replies import ReplyMode, check_reply_mode
-from agentry.a2a._sessions import (
-    DEFAULT_DATABASE,
-    ContextSessionStore,
-    InMemoryContextSessionStore,
-)
-from agentry.a2a._sql_sessions import SQLContextSessionStore
+from agentry.a2a._sessions import DEFAULT_DATABASE, ContextSessionStore, InMemoryContextSessionStore
+from agentry.a2a._task_store import A2AStores, resolve_database
 from agentry.agents import SupportsAgentRun
+from agentry.storage import PoolSettings
 
 __all__ = ["A2AApp", "create_app"]
 
@@ -138,6 +130,7 @@ def create_app(
     url: str = "http://127.0.0.1:8000",
     agent_card: AgentCard | None = None,
     database: str | Path | None = DEFAULT_DATABASE,
+    pool: PoolSettings | None = None,
     task_store: TaskStore | None = None,
     sessions: ContextSessionStore | None = None,
     max_request_bytes: int = 10 * 1024 * 1024,
@@ -146,7 +139,6 @@ def create_app(
     card_cache_control: str | None = DEFAULT_CARD_CACHE_CONTROL,
     card_last_modified: datetime | None = None,
     routes: Sequence[BaseRoute] = (),
-    pool: PoolSettings | None = None,
     lease_duration: float = 15.0,
     cancel_poll_interval: float = 1.0,
     chunk_write_interval: float = 0.5,
@@ -156,17 +148,22 @@ def create_app(
 
     The agent card is served at `/.well-known/agent-card.json`, JSON-RPC at `/`, and the
     HTTP+JSON binding at `/message:send`, `/tasks/{id}` and the other paths of the
-    protocol. Tasks and conversations are kept in `database` (a SQLite file, or a
-    PostgreSQL URL that several servers can share), so a restarted server still answers
-    for earlier tasks and contexts.
+    protocol. Tasks and conversations are kept in `database` (a SQLite file, or
+    PostgreSQL by URL), so a restarted server, or another server on the same database,
+    still answers for earlier tasks and contexts.
 
     Args:
         agent: The agent to serve (any agentry agent, or a workflow's `as_agent()`).
         url: The public base URL of the server, published in the agent card.
         agent_card: A card to publish instead of the one built from the agent.
-        database: Where tasks and sessions are kept: a SQLite file's path, or a URL
-            (`sqlite:///FILE`, `postgresql://USER@HOST/DATABASE`); `None` keeps them in
-            memory.
+        database: Where tasks and sessions are kept: a SQLite file path, or a database URL
+            (`postgresql://user@host/db`); `None` keeps them in memory. The default file,
+            `agentry-a2a.sqlite`, gives way to `$AGENTRY_DATABASE_URL` when that is set.
+            The tables are versioned (see `agentry.storage`); a database written by a
+            newer agentry is refused when the app starts.
+        pool: The connection pool for `database` (default: one connection for SQLite,
+            which allows one writer; ten and ten more under load for PostgreSQL; requests
+            wait up to ten minutes for a connection).
         task_store: A task store to use instead of the one `database` selects.
         sessions: A session store to use instead of the one `database` selects.
         max_request_bytes: Larger request bodies are refused with HTTP 413.
@@ -183,9 +180,6 @@ def create_app(
             was created).
         routes: Starlette routes of your own, matched before the protocol's, such as the
             OAuth callback that calls :meth:`A2AApp.complete_authorization`.
-        pool: The database's connection pool (default: one connection for SQLite, ten
-            and ten more under load for PostgreSQL; requests wait up to ten minutes for a
-            connection).
         lease_duration: Seconds after which a server sharing `database` that stopped
             renewing its lease counts as dead: the tasks it left running are failed.
         cancel_poll_interval: Seconds between checks for tasks running here that were
@@ -199,8 +193,8 @@ def create_app(
 
     Raises:
         A2AConfigError: Both `agent_card` and card options were given, a limit is not
-            positive, `reply_with` is neither `"task"` nor `"message"`, or `database` is
-            neither a SQLite file nor a SQLite or PostgreSQL URL.
+            positive, or `reply_with` is neither `"task"` nor `"message"`.
+        StorageConfigError: `database` is not a database URL.
 
     Example:
         >>> from agentry.clients.scripted import ScriptedChatClient
@@ -229,25 +223,22 @@ def create_app(
             "lease_duration and cancel_poll_interval must be positive, got "
             f"{lease_duration} and {cancel_poll_interval}"
         )
-    engine: AsyncEngine | None = None
+    database = resolve_database(database)
+    stores: A2AStores | None = None
     if database is not None and (task_store is None or sessions is None):
-        engine = database_engine(database, pool or PoolSettings())
+        stores = A2AStores(database, pool=pool)
     base_store: TaskStore | VersionedTaskStore
     events: TaskEventStream = SingleServerEvents()
     if task_store is not None:
         base_store = task_store
-    elif engine is None:
+    elif stores is None:
         base_store = InMemoryTaskStore()
     else:
-        base_store = VersionedDatabaseTaskStore(engine, owner_resolver=owner_from_context)
-        events = DatabaseTaskEventStream(engine)
+        base_store = stores.tasks
+        events = stores.events
     store = CoalescingTaskStore(base_store, interval=chunk_write_interval)
-    owned_sessions: SQLContextSessionStore | None = None
     if sessions is None:
-        if engine is None:
-            sessions = InMemoryContextSessionStore()
-        else:
-            sessions = owned_sessions = SQLContextSessionStore(engine)
+        sessions = InMemoryContextSessionStore() if stores is None else stores.sessions
     executor = AgentryAgentExecutor(
         agent, sessions=sessions, reply_with=reply_with, out_of_band_wait=idle_task_timeout
     )
@@ -262,21 +253,24 @@ def create_app(
     )
     lease: ServerLease | None = None
     lease_engine: AsyncEngine | None = None
-    if database is not None and isinstance(base_store, VersionedDatabaseTaskStore):
+    if database is not None and stores is not None and base_store is stores.tasks:
         # A connection of its own: renewals must not queue behind a burst of requests.
-        lease_engine = database_engine(database, PoolSettings(size=1, max_overflow=0))
+        lease_engine = server_engine(database, PoolSettings(size=1, max_overflow=0))
         lease = ServerLease(
-            lease_engine, store, executor, lease=lease_duration, cancel_poll=cancel_poll_interval
+            lease_engine,
+            stores.tasks.table,
+            store,
+            executor,
+            lease=lease_duration,
+            cancel_poll=cancel_poll_interval,
         )
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncGenerator[None, None]:
-        if isinstance(base_store, VersionedDatabaseTaskStore | DatabaseTaskStore):
+        if stores is not None:
+            await stores.start()
+        elif isinstance(base_store, DatabaseTaskStore):
             await base_store.initialize()
-        if isinstance(events, DatabaseTaskEventStream):
-            await events.initialize()
-        if owned_sessions is not None:
-            await owned_sessions.initialize()
         if lease is not None:
             await lease.start()
         try:
@@ -287,9 +281,10 @@ def create_app(
             await handler.aclose()
             if lease is not None:
                 await lease.sweep()
-            for owned_engine in (engine, lease_engine):
-                if owned_engine is not None:
-                    await owned_engine.dispose()
+            if stores is not None:
+                await stores.close()
+            if lease_engine is not None:
+                await lease_engine.dispose()
 
     all_routes = [
         *routes,

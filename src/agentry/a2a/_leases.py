@@ -22,6 +22,7 @@ import time
 import uuid
 from collections.abc import AsyncGenerator, Iterable, Sequence
 from datetime import datetime, timedelta, timezone
+from functools import partial
 
 from a2a.server.cluster import (
     ConcurrentTaskModificationError,
@@ -30,7 +31,6 @@ from a2a.server.cluster import (
     VersionedEvent,
 )
 from a2a.server.context import ServerCallContext
-from a2a.server.models import TaskModel
 from a2a.server.owner_resolver import resolve_user_scope
 from a2a.types import Message, Part, Role, Task, TaskState, TaskStatus, TaskStatusUpdateEvent
 from sqlalchemy import Column, Float, MetaData, String, Table, and_, delete, or_, select
@@ -40,9 +40,11 @@ from typing_extensions import override
 
 from agentry.a2a._coalescing import CoalescingTaskStore
 from agentry.a2a._executor import AgentryAgentExecutor
+from agentry.storage import Schema, create_tables
 
 __all__ = [
     "ABANDONED_TASK_MESSAGE",
+    "LEASES_SCHEMA",
     "ServerLease",
     "SingleServerEvents",
     "owner_from_context",
@@ -74,6 +76,9 @@ _runs = Table(
     Column("server_id", String(64), nullable=False, index=True),
 )
 
+LEASES_SCHEMA = Schema("agentry_a2a_servers", (partial(create_tables, metadata=_metadata),))
+"""The servers' leases and the tasks each runs (version 1: both tables)."""
+
 
 def owner_from_context(context: ServerCallContext) -> str:
     """The task owner a request acts for: its user, or the owner of the task a sweep fails."""
@@ -85,8 +90,9 @@ class ServerLease:
     """This server's lease on a shared database, its sweep, and its cancellation checks.
 
     Args:
-        engine: The database's engine.
-        store: The task store (its task table is `tasks`); the tasks it has not yet
+        engine: The database's engine (its tables prepared with `LEASES_SCHEMA`).
+        tasks: The task table.
+        store: The task store on `tasks`; the tasks it has not yet
             written in a settled state count as running here, like the executor's runs.
         executor: The executor whose running tasks this server owns.
         lease: Seconds a lease lasts without renewal.
@@ -97,6 +103,7 @@ class ServerLease:
     def __init__(
         self,
         engine: AsyncEngine,
+        tasks: Table,
         store: CoalescingTaskStore,
         executor: AgentryAgentExecutor,
         *,
@@ -104,6 +111,7 @@ class ServerLease:
         cancel_poll: float,
     ) -> None:
         self.engine = engine
+        self.tasks = tasks
         self.store = store
         self.executor = executor
         self.lease = lease
@@ -113,9 +121,7 @@ class ServerLease:
         self._loop: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
-        """Create the tables, take the lease, sweep once, and keep renewing."""
-        async with self.engine.begin() as connection:
-            await connection.run_sync(_metadata.create_all)
+        """Take the lease, sweep once, and keep renewing."""
         await self._renew()
         self._loop = asyncio.create_task(self._run(), name="agentry-a2a-lease")
 
@@ -186,7 +192,7 @@ class ServerLease:
         """Fail the running tasks of servers whose lease ran out."""
         now = time.time()
         stale = datetime.now(timezone.utc).replace(tzinfo=None) - timedelta(seconds=self.lease)
-        tasks = TaskModel.__table__
+        tasks = self.tasks
         live = select(_servers.c.server_id).where(_servers.c.expires_at >= now)
         query = (
             select(tasks.c.id, tasks.c.owner)
@@ -251,7 +257,7 @@ class ServerLease:
         running = self.executor.running_tasks()
         if not running:
             return
-        tasks = TaskModel.__table__
+        tasks = self.tasks
         canceled: list[str] = []
         async with self.engine.connect() as connection:
             for batch in _batches(running):

@@ -7,10 +7,10 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from agentry.a2a._database import PoolSettings, database_url
 from agentry.a2a._sessions import DEFAULT_DATABASE
 from agentry.agents import SupportsAgentRun
 from agentry.errors import AgentryError, require_extra
+from agentry.storage import PoolSettings
 
 __all__ = ["add_arguments", "load_agent", "main", "serve"]
 
@@ -46,9 +46,8 @@ def serve(
         host: The interface to listen on.
         port: The port to listen on.
         url: The public URL for the agent card (default: `http://HOST:PORT`).
-        database: Where tasks and sessions are kept: a SQLite file, or a URL
-            (`sqlite:///FILE`, `postgresql://USER@HOST/DATABASE`); `None` keeps them in
-            memory.
+        database: Where tasks and sessions are kept: a SQLite file or a database URL
+            (`postgresql://user@host/db`); `None` keeps them in memory.
         log_level: uvicorn's log level.
         pool: The database's connection pool (see :func:`create_app`).
         lease_duration: Seconds after which a server sharing `database` that stopped
@@ -56,8 +55,8 @@ def serve(
 
     Raises:
         MissingExtraError: The `a2a` extra is not installed.
-        A2AConfigError: A setting is out of range, or `database` is not SQLite or
-            PostgreSQL.
+        StorageConfigError: A pool setting is out of range, or `database` is not a
+            database URL.
     """
     require_extra("a2a", feature="Serving an agent over A2A")
     import uvicorn
@@ -83,8 +82,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--database",
         default=DEFAULT_DATABASE,
-        help=f"SQLite file or database URL for tasks and sessions (default: {DEFAULT_DATABASE}; "
-        "postgresql://USER@HOST/DB lets several servers share them); 'none' keeps them in memory",
+        help="where tasks and sessions are kept: a SQLite file or a database URL such as "
+        f"postgresql://USER@HOST/DB, which lets several servers share them (default: "
+        f"$AGENTRY_DATABASE_URL, else {DEFAULT_DATABASE}); 'none' keeps them in memory",
     )
     parser.add_argument(
         "--pool-size",
@@ -121,17 +121,16 @@ def run_from_arguments(arguments: argparse.Namespace) -> int:
     except AgentryError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    database = None if str(arguments.database).lower() == "none" else str(arguments.database)
+    from agentry.a2a._task_store import describe_database, resolve_database
+
+    database = None if str(arguments.database).lower() == "none" else arguments.database
+    database = resolve_database(database)
     try:
-        pool = PoolSettings(
-            size=arguments.pool_size,
-            max_overflow=arguments.pool_max_overflow,
-            timeout=arguments.pool_timeout,
-        )
-        where = _where(database)
+        pool = _pool(arguments, database)
     except AgentryError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    where = describe_database(database)
     print(f"agentry: tasks and sessions are kept {where}", file=sys.stderr, flush=True)
     try:
         serve(
@@ -150,14 +149,18 @@ def run_from_arguments(arguments: argparse.Namespace) -> int:
     return 0
 
 
-def _where(database: str | None) -> str:
-    """Where the server keeps tasks and sessions, in words."""
+def _pool(arguments: argparse.Namespace, database: str | Path | None) -> PoolSettings | None:
+    """The pool the `--pool-*` flags describe, the server's defaults filling the rest."""
     if database is None:
-        return "in memory (they are lost when the server stops)"
-    url = database_url(database)
-    if url.get_backend_name() == "sqlite" and "://" not in database:
-        return f"in the SQLite file {Path(database).resolve()} (--database none: in memory)"
-    return f"in the database {url.render_as_string(hide_password=True)}"
+        return None
+    from agentry.a2a._database import server_pool
+
+    return server_pool(
+        database,
+        size=arguments.pool_size,
+        max_overflow=arguments.pool_max_overflow,
+        timeout=arguments.pool_timeout,
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:

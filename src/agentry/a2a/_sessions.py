@@ -16,6 +16,7 @@ from typing import Any, Protocol, runtime_checkable
 from agentry.a2a._errors import A2AConfigError
 from agentry.errors import HistoryStoreError
 from agentry.sessions import AgentSession
+from agentry.storage import ensure_sqlite_schema
 
 __all__ = [
     "DEFAULT_DATABASE",
@@ -64,6 +65,9 @@ class InMemoryContextSessionStore:
 class SQLiteContextSessionStore:
     """Sessions kept in a SQLite file, so a restarted server continues conversations.
 
+    It uses the standard library's `sqlite3`; its table is `SQLContextSessionStore`'s,
+    versioned the same way (see `agentry.storage`).
+
     Args:
         path: The database file (created when missing).
         table: The table name.
@@ -82,20 +86,28 @@ class SQLiteContextSessionStore:
 
     def _connect(self) -> sqlite3.Connection:
         if self._connection is None:
-            connection = sqlite3.connect(self.path, check_same_thread=False)
-            connection.execute(
-                f"CREATE TABLE IF NOT EXISTS {self.table} "
-                "(context_id TEXT PRIMARY KEY, session TEXT NOT NULL)"
-            )
-            connection.commit()
+            connection = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+            try:
+                ensure_sqlite_schema(connection, self.table, [self._create_table])
+            except BaseException:
+                connection.close()
+                raise
             self._connection = connection
         return self._connection
+
+    def _create_table(self, connection: sqlite3.Connection) -> None:
+        # The layout of SQLContextSessionStore's table, version 1.
+        connection.execute(
+            f"CREATE TABLE IF NOT EXISTS {self.table} "
+            "(context_id TEXT PRIMARY KEY, session TEXT NOT NULL)"
+        )
 
     async def load(self, context_id: str) -> AgentSession | None:
         """The session saved for `context_id`, or `None`.
 
         Raises:
             HistoryStoreError: The database cannot be read.
+            SchemaVersionError: The file holds a newer version of the table.
         """
         async with self._lock:
             row = await asyncio.to_thread(self._read, context_id)

@@ -1,60 +1,75 @@
-"""`SQLContextSessionStore`: the sessions of A2A contexts in a SQLite or PostgreSQL database.
-
-It shares the task store's engine (and so its connection pool), and its table has the
-layout of :class:`SQLiteContextSessionStore`'s, so a SQLite file written by either is
-read by the other.
-"""
+"""`SQLContextSessionStore`: the A2A host's sessions in a SQL database (SQLite or PostgreSQL)."""
 
 from __future__ import annotations
 
 import json
+import os
 
-from sqlalchemy import Column, MetaData, String, Table, Text, select
+import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import SQLAlchemyError
-from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from agentry.a2a._errors import A2AConfigError
 from agentry.errors import HistoryStoreError
 from agentry.sessions import AgentSession
+from agentry.storage import PoolSettings, StoreDatabase
 
 __all__ = ["SQLContextSessionStore"]
 
 
 class SQLContextSessionStore:
-    """Sessions kept in a database through a SQLAlchemy async engine.
+    """Sessions kept in a SQL database, shared by every server on it: a conversation
+    started through one server continues through another.
+
+    The table is versioned like every agentry store's (see `agentry.storage`).
 
     Args:
-        engine: The engine (SQLite through `aiosqlite`, PostgreSQL through `asyncpg`).
+        url: A database URL (`postgresql://user@host/db`, `sqlite:///a2a.sqlite`) or a
+            SQLite file path; or pass `engine`. Without either, `$AGENTRY_DATABASE_URL`.
+        engine: An existing `AsyncEngine` to share (the task store's, for instance).
         table: The table name.
+        pool: The connection pool of the engine made from `url`.
 
     Example:
-        >>> from sqlalchemy.ext.asyncio import create_async_engine
-        >>> store = SQLContextSessionStore(create_async_engine("sqlite+aiosqlite://"))
+        >>> store = SQLContextSessionStore("sqlite:///a2a.sqlite")
     """
 
-    def __init__(self, engine: AsyncEngine, *, table: str = "agentry_a2a_sessions") -> None:
+    def __init__(
+        self,
+        url: str | os.PathLike[str] | None = None,
+        *,
+        engine: AsyncEngine | None = None,
+        table: str = "agentry_a2a_sessions",
+        pool: PoolSettings | None = None,
+    ) -> None:
         if not table.replace("_", "").isalnum():
             raise A2AConfigError(f"table name {table!r} must be letters, digits and underscores")
-        self.engine = engine
-        self.table = Table(
+        self.table = sa.Table(
             table,
-            MetaData(),
-            Column("context_id", String, primary_key=True),
-            Column("session", Text, nullable=False),
+            sa.MetaData(),
+            sa.Column("context_id", sa.String(255), primary_key=True),
+            sa.Column("session", sa.Text, nullable=False),
+        )
+        self._database = StoreDatabase(
+            type(self).__name__,
+            self.table,
+            url=url,
+            engine=engine,
+            pool=pool,
+            open_error=lambda error: HistoryStoreError(
+                f"cannot open the A2A session table {table!r}: {error}"
+            ),
         )
 
-    async def initialize(self) -> None:
-        """Create the table when it is missing.
+    async def prepare(self) -> None:
+        """Open the database and bring the table to this version (done on first use too).
 
         Raises:
-            HistoryStoreError: The database cannot be reached or written.
+            SchemaVersionError: The database holds a newer version of the table.
+            HistoryStoreError: The database cannot be reached.
         """
-        try:
-            async with self.engine.begin() as connection:
-                await connection.run_sync(self.table.create, checkfirst=True)
-        except SQLAlchemyError as error:
-            raise HistoryStoreError(f"cannot create the A2A sessions table: {error}") from error
+        await self._database.engine()
 
     async def load(self, context_id: str) -> AgentSession | None:
         """The session saved for `context_id`, or `None`.
@@ -62,13 +77,18 @@ class SQLContextSessionStore:
         Raises:
             HistoryStoreError: The database cannot be read.
         """
-        query = select(self.table.c.session).where(self.table.c.context_id == context_id)
+        table = self.table
+        engine = await self._database.engine()
         try:
-            async with self.engine.connect() as connection:
-                data = (await connection.execute(query)).scalar_one_or_none()
+            async with engine.connect() as connection:
+                row = (
+                    await connection.execute(
+                        sa.select(table.c.session).where(table.c.context_id == context_id)
+                    )
+                ).first()
         except SQLAlchemyError as error:
-            raise HistoryStoreError(f"cannot read A2A sessions: {error}") from error
-        return None if data is None else AgentSession.from_dict(json.loads(data))
+            raise HistoryStoreError(f"cannot read A2A session {context_id!r}: {error}") from error
+        return None if row is None else AgentSession.from_dict(json.loads(row[0]))
 
     async def save(self, context_id: str, session: AgentSession) -> None:
         """Save the session of `context_id`, replacing any earlier one.
@@ -76,14 +96,31 @@ class SQLContextSessionStore:
         Raises:
             HistoryStoreError: The database cannot be written.
         """
-        values = {"context_id": context_id, "session": json.dumps(session.to_dict())}
-        dialect = postgresql if self.engine.dialect.name == "postgresql" else sqlite
-        upsert = dialect.insert(self.table).values(values)
-        upsert = upsert.on_conflict_do_update(
-            index_elements=[self.table.c.context_id], set_={"session": upsert.excluded.session}
-        )
+        data = json.dumps(session.to_dict())
+        engine = await self._database.engine()
         try:
-            async with self.engine.begin() as connection:
-                await connection.execute(upsert)
+            async with engine.begin() as connection:
+                await _upsert(connection, self.table, context_id, data)
         except SQLAlchemyError as error:
-            raise HistoryStoreError(f"cannot write A2A sessions: {error}") from error
+            raise HistoryStoreError(f"cannot save A2A session {context_id!r}: {error}") from error
+
+    async def close(self) -> None:
+        """Release the connections of an engine made here."""
+        await self._database.close()
+
+
+async def _upsert(connection: AsyncConnection, table: sa.Table, context_id: str, data: str) -> None:
+    dialect = connection.dialect.name
+    if dialect in ("postgresql", "sqlite"):
+        insert = (postgresql if dialect == "postgresql" else sqlite).insert(table)
+        await connection.execute(
+            insert.values(context_id=context_id, session=data).on_conflict_do_update(
+                index_elements=[table.c.context_id], set_={"session": data}
+            )
+        )
+        return
+    updated = await connection.execute(
+        table.update().where(table.c.context_id == context_id).values(session=data)
+    )
+    if updated.rowcount == 0:
+        await connection.execute(table.insert().values(context_id=context_id, session=data))

@@ -1,6 +1,6 @@
 """Agents: the `SupportsAgentRun` protocol, `BaseAgent` for custom agents, and `Agent`."""
 
-from agentry.agents._agent import Agent
+from agentry.agents._agent import Agent, AgentRunOptions
 from agentry.agents._agent_middleware import run_with_agent_middleware
 from agentry.agents._base import BaseAgent
 from agentry.agents._function_invocation import use_function_invocation
@@ -9,6 +9,7 @@ from agentry.tools import normalize_tools
 
 __all__ = [
     "Agent",
+    "AgentRunOptions",
     "BaseAgent",
     "SupportsAgentRun",
     "normalize_tools",

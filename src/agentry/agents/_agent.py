@@ -6,6 +6,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequenc
 from contextlib import AbstractAsyncContextManager, AsyncExitStack
 from typing import TYPE_CHECKING, Any, Literal, TypeGuard, overload
 
+from typing_extensions import TypedDict, TypeVar, Unpack
+
 from agentry.agents._agent_middleware import run_with_agent_middleware
 from agentry.agents._base import BaseAgent
 from agentry.agents._run_loop import RunPlan, has_history_provider, start_run
@@ -22,6 +24,7 @@ from agentry.types import (
     AgentRunInputs,
     ChatOptions,
     ResponseStream,
+    UsageLimits,
     check_chat_options,
     merge_chat_options,
     normalize_messages,
@@ -31,11 +34,36 @@ from agentry.types import (
 if TYPE_CHECKING:
     from types import TracebackType
 
+    from pydantic import BaseModel
     from typing_extensions import Self
 
     from agentry.protocols import SupportsChatGetResponse
 
-__all__ = ["Agent"]
+__all__ = ["Agent", "AgentRunOptions"]
+
+
+class AgentRunOptions(TypedDict, total=False):
+    """The keyword arguments `Agent.run` takes besides `messages`, `stream`, `session` and
+    `response_format` (which types the response, so it stays a parameter of its own)."""
+
+    options: ChatOptions | None
+    """Chat options for this run, on top of the agent's `default_options`."""
+    tools: Sequence[object] | object | None
+    """Extra tools for this run (names unique among all the run's tools)."""
+    middleware: Sequence[MiddlewareTypes] | None
+    """Extra middleware for this run, after the agent's own."""
+    function_invocation_kwargs: Mapping[str, object] | None
+    """Values for the tools, not the model (a tool that takes `**kwargs` receives them)."""
+    output_retries: int | None
+    """For this run, in place of the agent's `output_retries`."""
+    usage_limits: UsageLimits | None
+    """For this run, in place of the agent's `usage_limits`."""
+    session_usage_limits: UsageLimits | None
+    """For this run, in place of the agent's `session_usage_limits`."""
+
+
+OutputT = TypeVar("OutputT", bound="BaseModel", default=Any)
+"""The model class a run's `response_format` names, and so the type of its `value`."""
 
 
 class Agent(BaseAgent):
@@ -54,6 +82,11 @@ class Agent(BaseAgent):
         context_providers: Providers of instructions, messages, tools and history. Without a
             history provider, history is kept in the session's state.
         function_invocation_configuration: How tool calls are run.
+        output_retries: How many times a run asks the model again when its answer does not
+            validate against the `response_format` (the validation errors are sent back).
+        usage_limits: Limits on what one run may spend (model requests, tokens, tool calls).
+        session_usage_limits: Limits on what all the runs of one session may spend together;
+            the counts are kept in the session's state.
 
     Use it as an async context manager to connect tools that hold connections (MCP
     servers) up front and close them when done; without it they connect on first use.
@@ -61,7 +94,7 @@ class Agent(BaseAgent):
     Raises:
         TypeError: An item of `tools` is not a tool, or `default_options` has a key that
             is not a chat option (the message names the closest one).
-        ValueError: Two tools have the same name.
+        ValueError: Two tools have the same name, or `output_retries` is negative.
 
     Example:
         >>> from agentry.clients.scripted import ScriptedChatClient
@@ -82,6 +115,9 @@ class Agent(BaseAgent):
         middleware: Sequence[MiddlewareTypes] | None = None,
         context_providers: Sequence[ContextProvider] | None = None,
         function_invocation_configuration: FunctionInvocationConfiguration | None = None,
+        output_retries: int = 1,
+        usage_limits: UsageLimits | None = None,
+        session_usage_limits: UsageLimits | None = None,
         additional_properties: dict[str, Any] | None = None,
     ) -> None:
         super().__init__(
@@ -103,6 +139,9 @@ class Agent(BaseAgent):
         self.function_invocation_configuration = (
             function_invocation_configuration or FunctionInvocationConfiguration()
         )
+        self.output_retries = _checked_retries(output_retries)
+        self.usage_limits = usage_limits
+        self.session_usage_limits = session_usage_limits
         self._middleware_by_kind = split_middleware(self.middleware)
         self._resources: AsyncExitStack | None = None
 
@@ -126,8 +165,8 @@ class Agent(BaseAgent):
         if resources is not None:
             await resources.__aexit__(exc_type, exc, traceback)
 
-    # BaseAgent.run's overloads again, with this agent's extra run keywords typed: a
-    # keyword set cannot be a type parameter of the base (Unpack takes no TypeVar).
+    # AgentRunMethod's overloads again, with this agent's extra keywords: a protocol's
+    # keyword set cannot be a type parameter (`Unpack` takes no TypeVar).
     @overload
     def run(
         self,
@@ -135,11 +174,9 @@ class Agent(BaseAgent):
         *,
         stream: Literal[False] = False,
         session: AgentSession | None = None,
-        options: ChatOptions | None = None,
-        tools: Sequence[object] | object | None = None,
-        middleware: Sequence[MiddlewareTypes] | None = None,
-        function_invocation_kwargs: Mapping[str, object] | None = None,
-    ) -> Awaitable[AgentResponse]: ...
+        response_format: type[OutputT] | Mapping[str, Any] | None = None,
+        **run_options: Unpack[AgentRunOptions],
+    ) -> Awaitable[AgentResponse[OutputT]]: ...
 
     @overload
     def run(
@@ -148,11 +185,9 @@ class Agent(BaseAgent):
         *,
         stream: Literal[True],
         session: AgentSession | None = None,
-        options: ChatOptions | None = None,
-        tools: Sequence[object] | object | None = None,
-        middleware: Sequence[MiddlewareTypes] | None = None,
-        function_invocation_kwargs: Mapping[str, object] | None = None,
-    ) -> ResponseStream[AgentResponseUpdate, AgentResponse]: ...
+        response_format: type[OutputT] | Mapping[str, Any] | None = None,
+        **run_options: Unpack[AgentRunOptions],
+    ) -> ResponseStream[AgentResponseUpdate, AgentResponse[OutputT]]: ...
 
     @suggest_keywords
     def run(
@@ -165,7 +200,11 @@ class Agent(BaseAgent):
         tools: Sequence[object] | object | None = None,
         middleware: Sequence[MiddlewareTypes] | None = None,
         function_invocation_kwargs: Mapping[str, object] | None = None,
-    ) -> Awaitable[AgentResponse] | ResponseStream[AgentResponseUpdate, AgentResponse]:
+        response_format: type[OutputT] | Mapping[str, Any] | None = None,
+        output_retries: int | None = None,
+        usage_limits: UsageLimits | None = None,
+        session_usage_limits: UsageLimits | None = None,
+    ) -> Awaitable[AgentResponse[Any]] | ResponseStream[AgentResponseUpdate, AgentResponse[Any]]:
         """Run the agent on `messages`.
 
         Args:
@@ -178,6 +217,12 @@ class Agent(BaseAgent):
             function_invocation_kwargs: Values for the tools, not the model: a tool that
                 takes `**kwargs` receives them, and every tool call's
                 `FunctionInvocationContext.kwargs` holds them.
+            response_format: A pydantic model class or a JSON schema dict the answer must
+                validate against (same as `options["response_format"]`); the response's
+                `value` is the parsed answer, typed as the model class.
+            output_retries: For this run, in place of the agent's `output_retries`.
+            usage_limits: For this run, in place of the agent's `usage_limits`.
+            session_usage_limits: For this run, in place of the agent's.
 
         Returns:
             An awaitable `AgentResponse`, or with `stream=True` a `ResponseStream`.
@@ -186,6 +231,10 @@ class Agent(BaseAgent):
             TypeError: An unknown keyword argument or chat option (the message names the
                 closest valid one), or an item of `tools` that is not a tool.
             ValueError: Two of the run's tools have the same name.
+            OutputValidationError: The answer still did not validate against the
+                `response_format` after `output_retries` more answers.
+            UsageLimitExceededError: A usage limit was reached (the session keeps no part
+                of the run's messages).
 
         Example:
             >>> async def main(agent):
@@ -198,6 +247,8 @@ class Agent(BaseAgent):
             kinds = {kind: [*kinds[kind], *extra[kind]] for kind in kinds}
         check_chat_options(options, options_type=self._options_type)
         run_options = merge_chat_options(self.default_options, options)
+        if response_format is not None:
+            run_options["response_format"] = response_format
         if tools is None:
             run_tools = list(self.tools)  # a run's add_tools must not change the agent
         else:
@@ -213,6 +264,13 @@ class Agent(BaseAgent):
             chat_middleware=kinds["chat"],
             function_middleware=kinds["function"],
             config=self.function_invocation_configuration,
+            output_retries=(
+                self.output_retries if output_retries is None else _checked_retries(output_retries)
+            ),
+            usage_limits=self.usage_limits if usage_limits is None else usage_limits,
+            session_usage_limits=(
+                self.session_usage_limits if session_usage_limits is None else session_usage_limits
+            ),
         )
         return run_with_agent_middleware(
             self,
@@ -265,6 +323,15 @@ class Agent(BaseAgent):
         if has_history_provider(self.context_providers):
             return self.context_providers
         return [_DEFAULT_HISTORY, *self.context_providers]
+
+
+def _checked_retries(output_retries: int) -> int:
+    if not isinstance(output_retries, int) or output_retries < 0:  # pyright: ignore[reportUnnecessaryIsInstance]
+        raise ValueError(
+            f"output_retries must be 0 or more (how many times the model is asked again "
+            f"after an answer that does not validate), not {output_retries!r}"
+        )
+    return output_retries
 
 
 def _is_async_context_manager(part: object) -> TypeGuard[AbstractAsyncContextManager[Any]]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from agentry.middleware import AgentContext, MiddlewareFunction, run_pipeline
 from agentry.observability import get_telemetry_observer
@@ -88,9 +88,9 @@ async def _respond_through(
         ctx.result = await respond(ctx)
 
     await run_pipeline(middleware, context, run)
-    result = context.result
+    result: object = context.result
     if isinstance(result, AgentResponse):
-        return result
+        return cast("AgentResponse", result)
     return finalize([])
 
 

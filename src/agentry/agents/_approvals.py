@@ -107,7 +107,9 @@ def resolve_approvals(
     needs = _approval_check(tools, rules)
     calls: dict[str, Content] = {}
     answered: set[str] = set()
-    for message in conversation():
+    # The calls may be in the conversation before the input, or (a stateless resume) in
+    # the input itself, with the other calls of their turn.
+    for message in [*conversation(), *kept]:
         for content in message.contents:
             if content.type == "function_call" and content.call_id:
                 calls[content.call_id] = content

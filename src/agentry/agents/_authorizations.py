@@ -24,6 +24,8 @@ def hold_for_authorization(
 ) -> tuple[list[Content], list[Content]]:
     """Split a batch's results: the results to keep, and one authorization request for
     each call whose tool raised `AuthorizationRequired` (that call keeps no result)."""
+    if not any(isinstance(result.exception, AuthorizationRequired) for result in results):
+        return list(results), []
     by_id = {call.call_id or "": call for call in calls}
     kept: list[Content] = []
     requests: list[Content] = []
@@ -74,6 +76,8 @@ def resolve_authorizations(
     answered with their credentials), unless its answer declines; an answer for a call
     that has a result already is ignored.
     """
+    if not any(c.type == "authorization_response" for m in input_messages for c in m.contents):
+        return AuthorizationOutcome(messages=input_messages)
     answers: dict[str, Content] = {}
     kept: list[Message] = []
     for message in input_messages:

@@ -7,10 +7,11 @@ import re
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from functools import wraps
-from typing import TYPE_CHECKING, Any, Literal, cast, overload
+from typing import TYPE_CHECKING, Any, cast
 
 from agentry.agents._agent_middleware import run_with_agent_middleware
 from agentry.middleware import AgentContext, MiddlewareTypes, split_middleware
+from agentry.protocols import AgentRunMethod, agent_run_method
 from agentry.sessions import AgentSession
 from agentry.tools import FunctionTool
 from agentry.types import (
@@ -75,33 +76,10 @@ class BaseAgent:
                     "*, session=None)` returning an AgentResponse, a Message or text, or an "
                     "async generator yielding AgentResponseUpdates"
                 )
-            cls.run = _one_method_run(run)  # type: ignore[method-assign]
-
-    # The one implementation of the agent run overloads: agentry's agents without extra
-    # keywords (WorkflowAgent, A2AAgent) implement `_run_updates` and inherit these. Only
-    # `SupportsAgentRun` (a protocol cannot share a class's methods) and `Agent` (whose
-    # extra keywords are typed, which a generic or TypedDict parameter cannot express for
-    # an overload) write them again.
-    @overload
-    def run(
-        self,
-        messages: AgentRunInputs | None = None,
-        *,
-        stream: Literal[False] = False,
-        session: AgentSession | None = None,
-    ) -> Awaitable[AgentResponse]: ...
-
-    @overload
-    def run(
-        self,
-        messages: AgentRunInputs | None = None,
-        *,
-        stream: Literal[True],
-        session: AgentSession | None = None,
-    ) -> ResponseStream[AgentResponseUpdate, AgentResponse]: ...
+            cls.run = _one_method_run(run)
 
     @suggest_keywords
-    def run(
+    def _run(
         self,
         messages: AgentRunInputs | None = None,
         *,
@@ -134,6 +112,10 @@ class BaseAgent:
             core=core,
             response_format=None,
         )
+
+    # Callers see the overloads of `AgentRunMethod`; a custom agent's own `run` replaces it.
+    run = agent_run_method(_run)
+    del _run
 
     def _run_updates(
         self, messages: list[Message], session: AgentSession | None, *, stream: bool
@@ -242,9 +224,7 @@ class BaseAgent:
         return f"{type(self).__name__}(name={self.name!r}, id={self.id!r})"
 
 
-def _one_method_run(
-    implementation: Callable[..., Any],
-) -> Callable[..., Awaitable[AgentResponse] | ResponseStream[AgentResponseUpdate, AgentResponse]]:
+def _one_method_run(implementation: Callable[..., Any]) -> AgentRunMethod:
     """Wrap a subclass's single `run` so that it streams and folds alike."""
     is_generator = inspect.isasyncgenfunction(implementation)
     declared, takes_any = _declared_keywords(implementation)
@@ -284,7 +264,7 @@ def _one_method_run(
             kwargs=kwargs,
         )
 
-    return run
+    return agent_run_method(run)
 
 
 def _declared_keywords(implementation: Callable[..., object]) -> tuple[frozenset[str], bool]:
@@ -309,8 +289,9 @@ async def _updates_of(
     agent: BaseAgent, result: Awaitable[object]
 ) -> AsyncIterator[AgentResponseUpdate]:
     value = await result
+    response: AgentResponse
     if isinstance(value, AgentResponse):
-        response = value
+        response = cast("AgentResponse", value)
     elif isinstance(value, Message):
         response = AgentResponse(messages=[value])
     elif isinstance(value, str):

@@ -1,6 +1,9 @@
 """One agent run, top to bottom, as a stream of updates.
 
 context providers (before) -> prompt -> [model call -> tool calls]* -> context providers (after)
+
+A final answer is checked against the run's response format (the model is asked again
+while output retries last), and every model call and tool call against the usage limits.
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ from agentry.agents._approvals import (
     resolve_approvals,
 )
 from agentry.agents._authorizations import hold_for_authorization, resolve_authorizations
+from agentry.agents._output_check import OutputCheck
+from agentry.agents._usage_guard import UsageGuard
 from agentry.errors import ToolLoopLimitError
 from agentry.middleware import ChatContext, MiddlewareFunction, run_pipeline
 from agentry.sessions import AgentSession, ContextProvider, HistoryProvider, SessionContext
@@ -37,6 +42,7 @@ from agentry.types import (
     ChatResponseUpdate,
     Content,
     Message,
+    UsageLimits,
     add_usage_details,
 )
 
@@ -59,6 +65,9 @@ class RunPlan:
     chat_middleware: Sequence[MiddlewareFunction]
     function_middleware: Sequence[MiddlewareFunction]
     config: FunctionInvocationConfiguration
+    output_retries: int = 1
+    usage_limits: UsageLimits | None = None
+    session_usage_limits: UsageLimits | None = None
 
 
 def start_run(
@@ -102,11 +111,18 @@ class _Run:
         self.agent_id: str | None = getattr(plan.agent, "id", None)
         self.author_name: str | None = getattr(plan.agent, "name", None)
         self.tools: list[Any] = plan.tools
+        self.compacting: list[HistoryProvider] = []
         self.new_messages: list[Message] = []
         self.usage: Any = None
         self.response_id: str | None = None
         self.created_at: str | None = None
         self.finish_reason: str | None = None
+        self.output_check: OutputCheck | None = None
+        self.guard: UsageGuard | None = None
+        if plan.usage_limits is not None or plan.session_usage_limits is not None:
+            self.guard = UsageGuard(
+                plan.usage_limits, plan.session_usage_limits, self.session.state
+            )
 
     def response(self) -> AgentResponse:
         """The run's messages as a response, for context providers' `after_run`."""
@@ -117,6 +133,7 @@ class _Run:
             agent_id=self.agent_id,
             finish_reason=self.finish_reason,
             usage_details=self.usage,
+            value=self.output_check.value if self.output_check is not None else None,
             response_format=self.context.options.get("response_format"),
         )
 
@@ -131,6 +148,9 @@ class _Run:
             await provider.before_run(
                 agent=plan.agent, session=session, context=context, state=state
             )
+        self.compacting = [
+            p for p in providers if isinstance(p, HistoryProvider) and p.compaction is not None
+        ]
         offered = self.tools
         if context.tools:
             offered = [*offered, *normalize_tools(context.tools)]
@@ -182,11 +202,15 @@ class _Run:
         options: ChatOptions = {k: v for k, v in plan.options.items() if k != "instructions"}  # type: ignore[assignment]
         if self.session.service_session_id and "conversation_id" not in options:
             options["conversation_id"] = self.session.service_session_id
+        response_format = options.get("response_format")
+        if response_format is not None:
+            self.output_check = OutputCheck(response_format, plan.output_retries)
         consecutive_errors = 0
         tools_allowed = plan.config.enabled
         limit: str | None = None  # the limit reached: the model must answer without tools
-        for iteration in range(plan.config.max_iterations + 1):
-            if iteration == plan.config.max_iterations and limit is None:
+        rounds = 0  # rounds of tool calls so far
+        while True:
+            if rounds >= plan.config.max_iterations and limit is None:
                 limit = "max_iterations"
             call_options: ChatOptions = dict(options)  # type: ignore[assignment]
             if limit is not None:
@@ -196,10 +220,14 @@ class _Run:
                 call_options["tools"] = list(self.tools)
                 if not tools_allowed:
                     call_options["tool_choice"] = "none"
+            if self.guard is not None:
+                self.guard.before_request()
             if self.stream:
                 response: ChatResponse | None = None
                 model_stream = self._stream_model(
-                    conversation[sent:], call_options, answer_only=limit is not None
+                    await self._to_send(conversation, sent),
+                    call_options,
+                    answer_only=limit is not None,
                 )
                 async with aclosing(model_stream):
                     async for item in model_stream:
@@ -209,7 +237,11 @@ class _Run:
                             yield item
                 assert response is not None
             else:
-                response = await self._call_model(conversation[sent:], call_options)
+                response = await self._call_model(
+                    await self._to_send(conversation, sent), call_options
+                )
+            if self.guard is not None:
+                self.guard.after_response(response.usage_details)
             calls = [c for m in response.messages for c in m.contents if c.type == "function_call"]
             if limit is not None and calls:
                 self._answer_without_calls(response, limit)
@@ -222,7 +254,14 @@ class _Run:
                 options["conversation_id"] = response.conversation_id
                 sent = len(conversation)
             if not calls or not tools_allowed:
-                return
+                retry = self.output_check.feedback(response) if self.output_check else None
+                if retry is None:
+                    return
+                conversation.append(retry)
+                self.new_messages.append(retry)
+                if self.stream:
+                    yield self._update(retry)
+                continue
             held = calls_needing_approval(calls, self.tools, rules)
             if held:
                 requests = approval_requests(held)
@@ -231,6 +270,7 @@ class _Run:
                     yield self._update(Message("assistant", requests, author_name=self.author_name))
                 return
             batch = await self._invoke(calls)
+            rounds += 1
             added, paused = self._add_results(conversation, calls, batch.results)
             if self.stream:
                 for message in added:
@@ -242,6 +282,17 @@ class _Run:
             consecutive_errors = consecutive_errors + 1 if batch.all_failed else 0
             if consecutive_errors > plan.config.max_consecutive_errors_per_request:
                 limit = "max_consecutive_errors_per_request"
+
+    async def _to_send(self, conversation: list[Message], sent: int) -> list[Message]:
+        """What of the conversation the next model call sends: the messages after `sent`,
+        shaped by the history providers' compaction unless the service keeps them."""
+        messages = conversation[sent:]
+        if sent or self.session.service_session_id:
+            return messages
+        for provider in self.compacting:
+            state = self.session.state.setdefault(provider.source_id, {})
+            messages = await provider.compact(messages, state=state)
+        return messages
 
     def _answer_without_calls(self, response: ChatResponse, limit: str) -> None:
         """Keep the answer of a model asked to answer without tools, less any tool calls
@@ -351,6 +402,8 @@ class _Run:
         yield ChatResponse.from_updates(updates, response_format=options.get("response_format"))
 
     async def _invoke(self, calls: list[Content]) -> Any:
+        if self.guard is not None:
+            self.guard.before_tool_calls(len(calls))
         return await invoke_function_calls(
             calls,
             self.tools,

@@ -12,8 +12,9 @@ from agentry.anthropic._response import parse_message
 from agentry.anthropic._settings import ANTHROPIC_HOST, AnthropicSettings, make_async_client
 from agentry.anthropic._stream import StreamReader
 from agentry.clients import BaseChatClient
+from agentry.clients.sdk_errors import sdk_max_retries, without_sdk_retries
 from agentry.middleware import MiddlewareTypes
-from agentry.types import ChatOptions, ChatResponse, ChatResponseUpdate, Message
+from agentry.types import ChatOptions, ChatResponse, ChatResponseUpdate, Message, RetryPolicy
 
 if TYPE_CHECKING:
     from anthropic import AsyncAnthropic
@@ -37,8 +38,9 @@ class AnthropicChatClient(BaseChatClient):
             (default: `ANTHROPIC_BASE_URL`, else Anthropic's API).
         client: An `anthropic.AsyncAnthropic` to use instead of building one.
         timeout: Seconds per request (the SDK's default otherwise).
-        max_retries: Retries of failed requests, rate limits included (the SDK's default
-            otherwise).
+        max_retries: The SDK's own retries of failed requests: only with `retry=None`
+            (while agentry's policy retries, the SDK's retries are off, so that one
+            layer retries).
         default_headers: Headers sent with every request.
         max_tokens: The answer's token limit when the options set none (the API needs one).
         structured_output: How a `response_format` reaches the model: "json_schema" (the
@@ -49,6 +51,8 @@ class AnthropicChatClient(BaseChatClient):
             Anthropic's API refuses them in its current version; compatible servers use
             them. Default: False for Anthropic's API, True for other servers.
         middleware: Chat middleware.
+        retry: How failed calls are retried: rate limits, server errors, timeouts and
+            dropped connections (default: `RetryPolicy()`; `None`: not by agentry).
 
     Example:
         >>> from agentry import Agent
@@ -74,13 +78,17 @@ class AnthropicChatClient(BaseChatClient):
         structured_output: StructuredOutputMode | None = None,
         send_sampling_options: bool | None = None,
         middleware: Sequence[MiddlewareTypes] | None = None,
+        retry: RetryPolicy | None = RetryPolicy(),  # noqa: B008  # frozen, shared safely
     ) -> None:
-        super().__init__(middleware=middleware)
+        super().__init__(middleware=middleware, retry=retry)
         settings = AnthropicSettings.resolve(model=model, api_key=api_key, base_url=base_url)
         self.model = settings.model
-        self.client = client or make_async_client(
-            settings, timeout=timeout, max_retries=max_retries, default_headers=default_headers
-        )
+        sdk_retries = sdk_max_retries(retry, max_retries)
+        if client is None:
+            client = make_async_client(
+                settings, timeout=timeout, max_retries=sdk_retries, default_headers=default_headers
+            )
+        self.client = without_sdk_retries(client, retry)
         anthropic_api = self.client.base_url.host == ANTHROPIC_HOST
         self.max_tokens = max_tokens
         self.structured_output: StructuredOutputMode = structured_output or (

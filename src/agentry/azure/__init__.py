@@ -17,10 +17,9 @@ Example:
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from agentry.errors import MissingExtraError
+from agentry.errors import lazy_exports
 
 if TYPE_CHECKING:
     from agentry.azure._clients import AzureOpenAIChatClient, AzureOpenAIChatCompletionClient
@@ -53,14 +52,4 @@ _HOMES = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'agentry.azure' has no attribute {name!r}")
-    try:
-        module = importlib.import_module(home)
-    except MissingExtraError as error:
-        raise MissingExtraError(f"agentry.azure.{name}", "azure") from error
-    value = getattr(module, name)
-    globals()[name] = value
-    return value
+__getattr__, __dir__ = lazy_exports(__name__, _HOMES, extra="azure", feature="agentry.azure.{name}")

@@ -10,9 +10,10 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from agentry.azure._connection import AzureOpenAIConnection, resolve_deployment
-from agentry.errors import ChatClientError
+from agentry.clients.sdk_errors import sdk_max_retries
 from agentry.middleware import MiddlewareTypes
 from agentry.openai import MaxTokensParameter, OpenAIChatClient, OpenAIChatCompletionClient
+from agentry.types import RetryPolicy
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -32,37 +33,17 @@ CHAT_COMPLETION_DEPLOYMENT_ENV = (
     "AZURE_OPENAI_DEPLOYMENT_NAME",
 )
 
-_AZURE_ADVICE: Mapping[int, str] = {
-    401: "check the key (api_key= or AZURE_OPENAI_API_KEY) or the credential's sign-in",
-    403: "the identity may not use this resource: give it the 'Cognitive Services OpenAI "
-    "User' role, or check the resource's network rules",
-    404: "check the deployment name (model=) and the endpoint; on classic URLs, also that "
-    "api_version serves this API",
-}
 
-
-def _azure_sdk_client(
-    *,
-    endpoint: str | None,
-    base_url: str | None,
-    api_key: str | None,
-    credential: Any,
-    api_version: str | None,
-    timeout: float | None,
-    max_retries: int | None,
-    default_headers: dict[str, str] | None,
-) -> AsyncOpenAI:
-    if api_key and credential is not None:
-        raise ChatClientError("pass api_key= or credential=, not both")
-    connection = AzureOpenAIConnection.resolve(
-        endpoint=endpoint, base_url=base_url, api_key=api_key, api_version=api_version
-    )
-    return connection.make_client(
-        credential=credential,
-        timeout=timeout,
-        max_retries=max_retries,
-        default_headers=default_headers,
-    )
+def _azure_advice(deployment: str) -> Mapping[int, str]:
+    """What an Azure OpenAI error advises, over the defaults: Azure's own answers to an
+    unknown deployment do not name it, so the advice does."""
+    return {
+        401: "check the key (api_key= or AZURE_OPENAI_API_KEY) or the credential's sign-in",
+        403: "the identity may not use this resource: give it the 'Cognitive Services OpenAI "
+        "User' role, or check the resource's network rules",
+        404: f"check the deployment name {deployment!r} (model=) and the endpoint; on classic "
+        "URLs, also that api_version serves this API",
+    }
 
 
 class AzureOpenAIChatClient(OpenAIChatClient):
@@ -87,9 +68,12 @@ class AzureOpenAIChatClient(OpenAIChatClient):
             (default: `AZURE_OPENAI_API_VERSION`).
         client: An `openai.AsyncOpenAI` (or `AsyncAzureOpenAI`) to use instead.
         timeout: Seconds per request (the SDK's default otherwise).
-        max_retries: Retries of failed requests (the SDK's default otherwise).
+        max_retries: The SDK's own retries of failed requests: only with `retry=None`
+            (while agentry's policy retries, the SDK's retries are off).
         default_headers: Headers sent with every request.
         middleware: Chat middleware.
+        retry: How failed calls are retried (default: `RetryPolicy()`; `None`: not by
+            agentry).
 
     Example:
         >>> from agentry import Agent
@@ -101,7 +85,6 @@ class AzureOpenAIChatClient(OpenAIChatClient):
 
     OTEL_PROVIDER_NAME = "azure.ai.openai"
     service_name = "Azure OpenAI's Responses API"
-    error_advice = _AZURE_ADVICE
 
     def __init__(
         self,
@@ -117,19 +100,24 @@ class AzureOpenAIChatClient(OpenAIChatClient):
         max_retries: int | None = None,
         default_headers: dict[str, str] | None = None,
         middleware: Sequence[MiddlewareTypes] | None = None,
+        retry: RetryPolicy | None = RetryPolicy(),  # noqa: B008  # frozen, shared safely
     ) -> None:
         deployment = resolve_deployment(model, RESPONSES_DEPLOYMENT_ENV)
-        sdk = client or _azure_sdk_client(
-            endpoint=endpoint,
-            base_url=base_url,
-            api_key=api_key,
-            credential=credential,
-            api_version=api_version,
-            timeout=timeout,
-            max_retries=max_retries,
-            default_headers=default_headers,
+        sdk = (
+            client
+            or AzureOpenAIConnection.resolve(
+                endpoint=endpoint,
+                base_url=base_url,
+                api_key=api_key,
+                credential=credential,
+                api_version=api_version,
+                timeout=timeout,
+                max_retries=sdk_max_retries(retry, max_retries),
+                default_headers=default_headers,
+            ).sdk_client()
         )
-        super().__init__(deployment, client=sdk, middleware=middleware)
+        super().__init__(deployment, client=sdk, middleware=middleware, retry=retry)
+        self.error_advice = _azure_advice(deployment)
 
 
 class AzureOpenAIChatCompletionClient(OpenAIChatCompletionClient):
@@ -154,11 +142,14 @@ class AzureOpenAIChatCompletionClient(OpenAIChatCompletionClient):
             (default: `AZURE_OPENAI_API_VERSION`).
         client: An `openai.AsyncOpenAI` (or `AsyncAzureOpenAI`) to use instead.
         timeout: Seconds per request (the SDK's default otherwise).
-        max_retries: Retries of failed requests (the SDK's default otherwise).
+        max_retries: The SDK's own retries of failed requests: only with `retry=None`
+            (while agentry's policy retries, the SDK's retries are off).
         default_headers: Headers sent with every request.
         max_tokens_parameter: The request field of `max_tokens` (default:
             `max_completion_tokens`, which Azure's reasoning models need).
         middleware: Chat middleware.
+        retry: How failed calls are retried (default: `RetryPolicy()`; `None`: not by
+            agentry).
 
     Example:
         >>> client = AzureOpenAIChatCompletionClient(
@@ -168,7 +159,6 @@ class AzureOpenAIChatCompletionClient(OpenAIChatCompletionClient):
 
     OTEL_PROVIDER_NAME = "azure.ai.openai"
     service_name = "Azure OpenAI's Chat Completions API"
-    error_advice = _AZURE_ADVICE
 
     def __init__(
         self,
@@ -185,21 +175,27 @@ class AzureOpenAIChatCompletionClient(OpenAIChatCompletionClient):
         default_headers: dict[str, str] | None = None,
         max_tokens_parameter: MaxTokensParameter = "max_completion_tokens",
         middleware: Sequence[MiddlewareTypes] | None = None,
+        retry: RetryPolicy | None = RetryPolicy(),  # noqa: B008  # frozen, shared safely
     ) -> None:
         deployment = resolve_deployment(model, CHAT_COMPLETION_DEPLOYMENT_ENV)
-        sdk = client or _azure_sdk_client(
-            endpoint=endpoint,
-            base_url=base_url,
-            api_key=api_key,
-            credential=credential,
-            api_version=api_version,
-            timeout=timeout,
-            max_retries=max_retries,
-            default_headers=default_headers,
+        sdk = (
+            client
+            or AzureOpenAIConnection.resolve(
+                endpoint=endpoint,
+                base_url=base_url,
+                api_key=api_key,
+                credential=credential,
+                api_version=api_version,
+                timeout=timeout,
+                max_retries=sdk_max_retries(retry, max_retries),
+                default_headers=default_headers,
+            ).sdk_client()
         )
         super().__init__(
             deployment,
             client=sdk,
             max_tokens_parameter=max_tokens_parameter,
             middleware=middleware,
+            retry=retry,
         )
+        self.error_advice = _azure_advice(deployment)

@@ -43,7 +43,8 @@ def resolve_deployment(model: str | None, model_env: tuple[str, ...]) -> str:
 
 @dataclass(frozen=True)
 class AzureOpenAIConnection:
-    """A resolved Azure OpenAI connection: the base URL style, the version and the key."""
+    """A resolved Azure OpenAI connection: where the resource is, the URL style, the
+    version, how to sign in, and the SDK client's options."""
 
     endpoint: str | None
     """The resource URL, `https://NAME.openai.azure.com` (unset when `base_url` is)."""
@@ -52,6 +53,11 @@ class AzureOpenAIConnection:
     api_version: str | None
     """A dated version for the classic deployment URLs; `None` for the v1 API."""
     api_key: str | None
+    credential: Any = None
+    """A Microsoft Entra ID credential; with no key either, `DefaultAzureCredential`."""
+    timeout: float | None = None
+    max_retries: int | None = None
+    default_headers: dict[str, str] | None = None
 
     @classmethod
     def resolve(
@@ -60,15 +66,22 @@ class AzureOpenAIConnection:
         endpoint: str | None,
         base_url: str | None,
         api_key: str | None,
+        credential: Any,
         api_version: str | None,
+        timeout: float | None,
+        max_retries: int | None,
+        default_headers: dict[str, str] | None,
     ) -> AzureOpenAIConnection:
         """Fill unset arguments from `AZURE_OPENAI_ENDPOINT`, `AZURE_OPENAI_BASE_URL`,
         `AZURE_OPENAI_API_KEY` and `AZURE_OPENAI_API_VERSION`.
 
         Raises:
-            ChatClientError: No endpoint is set, the endpoint is a full API URL, or the API
-                version is neither `v1` nor a dated version.
+            ChatClientError: Both a key and a credential are given, no endpoint is set, the
+                endpoint is a full API URL, or the API version is neither `v1` nor a dated
+                version.
         """
+        if api_key and credential is not None:
+            raise ChatClientError("pass api_key= or credential=, not both")
         if endpoint and base_url:
             raise ChatClientError("pass endpoint= or base_url=, not both")
         if not endpoint and not base_url:
@@ -87,11 +100,17 @@ class AzureOpenAIConnection:
                 f"api_version {version!r} is not an Azure OpenAI API version: use 'v1' (the "
                 "default) or a dated version such as '2024-10-21' or '2025-04-01-preview'"
             )
+        if credential is None:
+            api_key = api_key or os.environ.get("AZURE_OPENAI_API_KEY") or None
         return cls(
             endpoint=_checked_endpoint(endpoint) if endpoint else None,
             base_url=base_url,
             api_version=version,
-            api_key=api_key or os.environ.get("AZURE_OPENAI_API_KEY") or None,
+            api_key=api_key,
+            credential=credential,
+            timeout=timeout,
+            max_retries=max_retries,
+            default_headers=default_headers,
         )
 
     @property
@@ -101,14 +120,7 @@ class AzureOpenAIConnection:
             return self.base_url
         return f"{self.endpoint}/openai/v1/"
 
-    def make_client(
-        self,
-        *,
-        credential: Any,
-        timeout: float | None,
-        max_retries: int | None,
-        default_headers: dict[str, str] | None,
-    ) -> AsyncOpenAI:
+    def sdk_client(self) -> AsyncOpenAI:
         """The `openai` SDK client: an `AsyncAzureOpenAI` for the classic URLs, an
         `AsyncOpenAI` for the v1 API.
 
@@ -122,13 +134,13 @@ class AzureOpenAIConnection:
         from openai import AsyncAzureOpenAI, AsyncOpenAI
 
         token_provider = None
-        if credential is not None or self.api_key is None:
-            token_provider = entra_token_provider(credential, AZURE_OPENAI_SCOPE)
-        options: dict[str, Any] = {"default_headers": default_headers}
-        if timeout is not None:
-            options["timeout"] = timeout
-        if max_retries is not None:
-            options["max_retries"] = max_retries
+        if self.credential is not None or self.api_key is None:
+            token_provider = entra_token_provider(self.credential, AZURE_OPENAI_SCOPE)
+        options: dict[str, Any] = {"default_headers": self.default_headers}
+        if self.timeout is not None:
+            options["timeout"] = self.timeout
+        if self.max_retries is not None:
+            options["max_retries"] = self.max_retries
         if self.api_version is None:
             return AsyncOpenAI(
                 base_url=self.v1_base_url, api_key=token_provider or self.api_key, **options

@@ -21,7 +21,7 @@ import traceback
 from collections.abc import Sequence
 from typing import Any
 
-from agentry.cli import _chat, _durable, _run, _serve, _workflow
+from agentry.cli import _chat, _db, _durable, _run, _serve, _workflow
 from agentry.cli._errors import CliError
 from agentry.errors import AgentryError, MissingExtraError
 from agentry.targets import TargetError
@@ -43,7 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     _add_common_options(common, defaults=False)
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module in (_chat, _run, _serve, _workflow):
+    for module in (_chat, _run, _serve, _workflow, _db):
         module.add_parser(commands, [common])
     _durable.add_worker_parser(commands, [common])
     return parser

@@ -18,9 +18,12 @@ from typing import TYPE_CHECKING, Any, cast
 
 from agentry.cli._errors import CliError
 from agentry.targets import load_target
+from agentry.types import Content
 
 if TYPE_CHECKING:
-    from agentry.durable import DurableRuntime
+    from collections.abc import Sequence
+
+    from agentry.durable import DurableAgentRun, DurableRun, DurableRuntime
     from agentry.workflows import WorkflowEvent
 
 __all__ = ["APP_ENV", "add_worker_parser", "add_workflow_actions"]
@@ -123,40 +126,57 @@ async def _worker(arguments: argparse.Namespace) -> int:
 async def _status(arguments: argparse.Namespace) -> int:
     runtime = _load_runtime(arguments.app)
     try:
-        run = runtime.run(arguments.run_id)
+        run = await runtime.find(arguments.run_id)
         status = await run.status()
         print(f"run {run.run_id}: {status}")
         for request in await run.pending_requests():
             print(_describe(request))
         if status == "SUCCESS":
-            for output in (await run.result()).get_outputs():
+            for output in await _outputs(run):
                 print(f"output: {_text(output)}")
     finally:
         runtime.shutdown()
     return 0
 
 
+async def _outputs(run: DurableRun | DurableAgentRun) -> list[object]:
+    from agentry.durable import DurableRun
+
+    if isinstance(run, DurableRun):
+        return (await run.result()).get_outputs()
+    return [(await run.result()).text]
+
+
 async def _send_response(arguments: argparse.Namespace) -> int:
     runtime = _load_runtime(arguments.app)
     try:
-        run = runtime.run(arguments.run_id)
+        run = await runtime.find(arguments.run_id)
         pending = await run.pending_requests()
         request = _pick(pending, arguments.request_id, arguments.run_id)
-        answer = parse_answer(arguments.answer, request.response_type)
-        assert request.request_id is not None
-        await run.send_response(request.request_id, answer)
-        sys.stderr.write(f"answered {request.request_id} of run {run.run_id}\n")
+        request_id = str(_request_id(request))
+        if isinstance(request, Content):
+            await cast("DurableAgentRun", run).send_response(
+                request_id, parse_approval(arguments.answer)
+            )
+        else:
+            answer = parse_answer(arguments.answer, request.response_type)
+            await cast("DurableRun", run).send_response(request_id, answer)
+        sys.stderr.write(f"answered {request_id} of run {run.run_id}\n")
     finally:
         runtime.shutdown()
     return 0
 
 
+def _request_id(request: WorkflowEvent[object] | Content) -> str | None:
+    return request.id if isinstance(request, Content) else request.request_id
+
+
 def _pick(
-    pending: list[WorkflowEvent[object]], request_id: str | None, run_id: str
-) -> WorkflowEvent[object]:
+    pending: Sequence[WorkflowEvent[object] | Content], request_id: str | None, run_id: str
+) -> WorkflowEvent[object] | Content:
     if request_id is not None:
         for request in pending:
-            if request.request_id == request_id:
+            if _request_id(request) == request_id:
                 return request
     elif len(pending) == 1:
         return pending[0]
@@ -197,7 +217,32 @@ def parse_answer(text: str, response_type: object) -> Any:
         ) from None
 
 
-def _describe(request: WorkflowEvent[object]) -> str:
+def parse_approval(text: str) -> bool:
+    """The answer to a tool approval: `true` or `approve` approves, `false` or `reject`
+    rejects.
+
+    Raises:
+        CliError: The answer is none of these.
+    """
+    words = {"true": True, "approve": True, "false": False, "reject": False}
+    approved = words.get(text.strip().lower())
+    if approved is None:
+        raise CliError(
+            f"the answer {text!r} does not fit a tool approval: answer true (or approve) to "
+            "let the call run, false (or reject) to refuse it"
+        )
+    return approved
+
+
+def _describe(request: WorkflowEvent[object] | Content) -> str:
+    if isinstance(request, Content):
+        call = request.function_call
+        name = call.name if call is not None else "a tool"
+        arguments = call.arguments if call is not None else None
+        return (
+            f"request {request.id}: approve the call {name}({_text(arguments or '')}) "
+            "(answer: true to approve, false to reject)"
+        )
     expected = getattr(request.response_type, "__name__", repr(request.response_type))
     return (
         f"request {request.request_id} from {request.source_executor_id}: "

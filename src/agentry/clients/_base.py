@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import inspect
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, overload
+from typing import TYPE_CHECKING, Any, ClassVar
 
+from agentry.clients._retrying import retry_response, stream_with_retries
+from agentry.errors import ChatClientError
 from agentry.middleware import ChatContext, MiddlewareTypes, run_pipeline, split_middleware
 from agentry.observability import get_telemetry_observer
+from agentry.protocols import chat_get_response_method
 from agentry.types import (
     AgentRunInputs,
     ChatOptions,
@@ -15,6 +19,7 @@ from agentry.types import (
     ChatResponseUpdate,
     Message,
     ResponseStream,
+    RetryPolicy,
     check_chat_options,
     normalize_messages,
     suggest_keywords,
@@ -37,6 +42,10 @@ class BaseChatClient:
     called with the keyword arguments `messages` and `options`; a method of another kind
     raises `TypeError` when the class is defined.
 
+    Calls that fail for a passing reason (rate limits, server errors, timeouts, dropped
+    connections) are tried again under the client's `retry` policy, or the one a call's
+    `options["retry"]` gives; middleware sees one call however many attempts it takes.
+
     Example:
         >>> class EchoClient(BaseChatClient):
         ...     async def _inner_get_response(self, *, messages, options, **kwargs):
@@ -47,14 +56,21 @@ class BaseChatClient:
     OTEL_PROVIDER_NAME: str = "unknown"
     options_type: ClassVar[type] = ChatOptions
     """The options this client takes: `ChatOptions`, or a TypedDict extending it."""
+    retries_own_calls: ClassVar[bool] = True
+    """False for a client whose calls go to other clients that retry their own (such as
+    `FallbackChatClient`): it passes `options["retry"]` on instead of applying it."""
 
     def __init__(
         self,
         *,
         middleware: Sequence[MiddlewareTypes] | None = None,
+        retry: RetryPolicy | None = RetryPolicy(),  # noqa: B008  # frozen, shared safely
         additional_properties: dict[str, Any] | None = None,
     ) -> None:
         self.middleware: list[MiddlewareTypes] = list(middleware or [])
+        self.retry: RetryPolicy | None = retry
+        """How failed calls are retried (`None`: not at all); a call's `options["retry"]`
+        takes its place."""
         self.additional_properties = additional_properties or {}
 
     def __init_subclass__(cls, **kwargs: object) -> None:
@@ -82,28 +98,8 @@ class BaseChatClient:
                 "that yields ChatResponseUpdates"
             )
 
-    # The one implementation of the chat overloads (concrete clients implement the
-    # `_inner_*` hooks); `SupportsChatGetResponse` repeats them as a protocol must.
-    @overload
-    def get_response(
-        self,
-        messages: AgentRunInputs,
-        *,
-        stream: Literal[False] = False,
-        options: ChatOptions | None = None,
-    ) -> Awaitable[ChatResponse]: ...
-
-    @overload
-    def get_response(
-        self,
-        messages: AgentRunInputs,
-        *,
-        stream: Literal[True],
-        options: ChatOptions | None = None,
-    ) -> ResponseStream[ChatResponseUpdate, ChatResponse]: ...
-
     @suggest_keywords
-    def get_response(
+    def _get_response(
         self,
         messages: AgentRunInputs,
         *,
@@ -133,31 +129,28 @@ class BaseChatClient:
             if self.middleware:
                 updates = self._stream_with_middleware(message_list, chat_options)
             else:
-                updates = self._inner_get_streaming_response(
-                    messages=message_list, options=chat_options
-                )
+                updates = self._model_stream(message_list, chat_options)
             updates = get_telemetry_observer().chat_stream(
                 self, message_list, chat_options, updates
             )
-            return ResponseStream(
-                updates,
-                lambda items: ChatResponse.from_updates(items, response_format=response_format),
-            )
+            return ResponseStream(updates, lambda items: self._fold_updates(items, response_format))
         response = self._respond_with_middleware(message_list, chat_options)
         return get_telemetry_observer().chat_response(self, message_list, chat_options, response)
+
+    # Callers see the overloads of `ChatGetResponseMethod`.
+    get_response = chat_get_response_method(_get_response)
+    del _get_response
 
     async def _respond_with_middleware(
         self, messages: list[Message], options: ChatOptions
     ) -> ChatResponse:
         if not self.middleware:
-            response = await self._inner_get_response(messages=messages, options=options)
+            response = await self._model_response(messages, options)
         else:
             context = ChatContext(client=self, messages=messages, options=options, stream=False)
 
             async def call_model(ctx: ChatContext) -> None:
-                ctx.result = await self._inner_get_response(
-                    messages=ctx.messages, options=ctx.options
-                )
+                ctx.result = await self._model_response(ctx.messages, ctx.options)
 
             await run_pipeline(split_middleware(self.middleware)["chat"], context, call_model)
             response = context.result
@@ -171,15 +164,58 @@ class BaseChatClient:
         context = ChatContext(client=self, messages=messages, options=options, stream=True)
 
         async def call_model(ctx: ChatContext) -> None:
-            ctx.result = self._inner_get_streaming_response(
-                messages=ctx.messages, options=ctx.options
-            )
+            ctx.result = self._model_stream(ctx.messages, ctx.options)
 
         await run_pipeline(split_middleware(self.middleware)["chat"], context, call_model)
         if context.result is None:
             return
         async for update in context.result:
             yield update
+
+    def _fold_updates(
+        self, updates: Sequence[ChatResponseUpdate], response_format: object
+    ) -> ChatResponse:
+        """The response a stream's updates fold into, for `ResponseStream`."""
+        return ChatResponse.from_updates(updates, response_format=response_format)
+
+    def _retry_policy(self, options: ChatOptions) -> RetryPolicy | None:
+        if not self.retries_own_calls:
+            return None
+        policy = options.get("retry", self.retry)
+        return policy if policy is not None and policy.enabled else None
+
+    def _model_response(
+        self, messages: list[Message], options: ChatOptions
+    ) -> Awaitable[ChatResponse]:
+        policy = self._retry_policy(options)
+        if policy is None:
+            return self._inner_get_response(messages=messages, options=options)
+        return self._respond_retrying(policy, messages, options)
+
+    async def _respond_retrying(
+        self, policy: RetryPolicy, messages: list[Message], options: ChatOptions
+    ) -> ChatResponse:
+        started = time.monotonic()
+        try:
+            return await self._inner_get_response(messages=messages, options=options)
+        except ChatClientError as error:
+            return await retry_response(
+                policy,
+                error,
+                lambda: self._inner_get_response(messages=messages, options=options),
+                started=started,
+                client=self,
+            )
+
+    def _model_stream(
+        self, messages: list[Message], options: ChatOptions
+    ) -> AsyncIterator[ChatResponseUpdate]:
+        policy = self._retry_policy(options)
+        if policy is None:
+            return self._inner_get_streaming_response(messages=messages, options=options)
+        return stream_with_retries(
+            policy, self._inner_get_streaming_response, messages, options, client=self
+        )
 
     async def _inner_get_response(
         self, *, messages: list[Message], options: ChatOptions

@@ -16,7 +16,14 @@ from typing import Any, TypeAlias, Union, cast
 from agentry.clients._base import BaseChatClient
 from agentry.errors import ScriptExhaustedError
 from agentry.middleware import MiddlewareTypes
-from agentry.types import ChatOptions, ChatResponse, ChatResponseUpdate, Content, Message
+from agentry.types import (
+    ChatOptions,
+    ChatResponse,
+    ChatResponseUpdate,
+    Content,
+    Message,
+    RetryPolicy,
+)
 
 __all__ = ["RecordedCall", "ScriptItem", "ScriptedChatClient"]
 
@@ -55,6 +62,8 @@ class ScriptedChatClient(BaseChatClient):
         delay: Seconds to wait before each answer (to test concurrency and timeouts).
         model: The model name reported on responses.
         middleware: Chat middleware of the client.
+        retry: How scripted transient errors are retried (see `RetryPolicy`; `None`:
+            raised at once).
 
     Example:
         >>> client = ScriptedChatClient([
@@ -73,8 +82,9 @@ class ScriptedChatClient(BaseChatClient):
         delay: float = 0.0,
         model: str = "scripted",
         middleware: Sequence[MiddlewareTypes] | None = None,
+        retry: RetryPolicy | None = RetryPolicy(),  # noqa: B008  # frozen, shared safely
     ) -> None:
-        super().__init__(middleware=middleware)
+        super().__init__(middleware=middleware, retry=retry)
         self._script: deque[ScriptItem] = deque(responses)
         self.chunk_size = chunk_size
         self.delay = delay
@@ -165,9 +175,10 @@ class ScriptedChatClient(BaseChatClient):
 
     def _as_response(self, item: object) -> ChatResponse:
         if isinstance(item, ChatResponse):
-            if item.model is None:
-                item.model = self.model
-            return item
+            response = cast("ChatResponse", item)
+            if response.model is None:
+                response.model = self.model
+            return response
         if isinstance(item, Message):
             calls = any(c.type == "function_call" for c in item.contents)
             return ChatResponse(

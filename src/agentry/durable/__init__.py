@@ -14,15 +14,14 @@ Example:
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from agentry.errors import MissingExtraError
+from agentry.errors import lazy_exports
 
 _EXPORTS: dict[str, str] = {
     "DATABASE_URL_ENV": "agentry.durable._runtime",
     "DEFAULT_DATABASE_URL": "agentry.durable._runtime",
-    "DurableAgentRun": "agentry.durable._durable_agent",
+    "DurableAgentRun": "agentry.durable._agent_run_handle",
     "DurableRun": "agentry.durable._run_handle",
     "DurableRunError": "agentry.durable._errors",
     "DurableRunFailedError": "agentry.durable._errors",
@@ -45,30 +44,16 @@ __all__ = [
     "WorkflowFactory",
 ]
 
-_EXTRA_MODULES = ("dbos", "sqlalchemy", "psycopg")
-
-
-def __getattr__(name: str) -> Any:
-    module_name = _EXPORTS.get(name)
-    if module_name is None:
-        raise AttributeError(f"module 'agentry.durable' has no attribute {name!r}")
-    try:
-        module = import_module(module_name)
-    except ModuleNotFoundError as error:
-        if error.name is not None and error.name.split(".")[0] in _EXTRA_MODULES:
-            raise MissingExtraError("agentry.durable", "durable") from error
-        raise
-    value = getattr(module, name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
-
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    _EXPORTS,
+    extra="durable",
+    feature="agentry.durable",
+    extra_packages=("dbos", "sqlalchemy", "psycopg"),
+)
 
 if TYPE_CHECKING:
-    from agentry.durable._durable_agent import DurableAgentRun
+    from agentry.durable._agent_run_handle import DurableAgentRun
     from agentry.durable._errors import DurableRunError, DurableRunFailedError, DurableStepError
     from agentry.durable._run_handle import DurableRun
     from agentry.durable._runtime import (

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, cast
 from dbos import DBOS
 
 from agentry.durable._errors import DurableRunError, DurableStepError
+from agentry.durable._following import MODEL_STEP, TOOL_STEP_PREFIX
 from agentry.middleware import (
     ChatContext,
     ChatMiddleware,
@@ -31,13 +32,10 @@ if TYPE_CHECKING:
 
 __all__ = ["AgentSteps"]
 
-MODEL_STEP = "agentry.model"
-"""The name of a model call's step."""
-
 
 def tool_step_name(tool_name: str) -> str:
     """The name of a tool call's step."""
-    return f"agentry.tool:{tool_name}"
+    return f"{TOOL_STEP_PREFIX}{tool_name}"
 
 
 class AgentSteps:
@@ -46,6 +44,11 @@ class AgentSteps:
     def __init__(self, registry: CheckpointTypeRegistry | None = None) -> None:
         self._registry = registry or CheckpointTypeRegistry()
         self._tool_steps: dict[str, StepReservation] = {}
+
+    def reserve_tool_steps(self, call_ids: list[str]) -> None:
+        """Number the steps of these tool calls now, in this order (calls approved after a
+        wait, which run concurrently once the agent goes on); forget earlier numbers."""
+        self._tool_steps = {call_id: DBOS.reserve_step() for call_id in call_ids}
 
     def middleware(self) -> list[Any]:
         """The middleware to pass to `agent.run(..., middleware=...)`."""
@@ -83,15 +86,22 @@ class AgentSteps:
                 await call_next()
             except Exception as error:
                 failure.append(error)
-                return {"error": {"type": type(error).__name__, "message": str(error)}}
-            return {"result": registry.encode(context.result), "terminate": context.terminate}
+                return {
+                    "error": {"type": type(error).__name__, "message": str(error)},
+                    "call_id": context.call_id,
+                }
+            return {
+                "result": registry.encode(context.result),
+                "terminate": context.terminate,
+                "call_id": context.call_id,
+            }
 
         options: StepOptions = {"name": tool_step_name(context.function.name)}
         reservation = self._tool_steps.pop(context.call_id or "", None)
         recorded: dict[str, Any]
         if reservation is not None:
             recorded = await reservation.run_async(options, call)
-        else:  # a call no model response of this run announced (an approved call resumed)
+        else:  # a call no model response of this run announced
             recorded = await DBOS.run_step_async(options, call)
         if "error" in recorded:
             if failure:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from dbos import DBOS, DBOSClient, EnqueueOptions
 
+from agentry.durable._following import HANDLER_STEP_PREFIX
 from agentry.durable._recording import StepRecord, StepRecorder
 
 if TYPE_CHECKING:
@@ -35,7 +36,7 @@ _RESULT_POLL_SECONDS = 0.1
 
 def step_name(executor_id: str) -> str:
     """The name DBOS records a handler call of `executor_id` under."""
-    return f"agentry.handler:{executor_id}"
+    return f"{HANDLER_STEP_PREFIX}{executor_id}"
 
 
 class DBOSStepInvoker:

@@ -1,98 +1,134 @@
-"""Durable agent runs: the DBOS workflow an agent run is, and a handle to one run."""
+"""The DBOS workflow a durable agent run is: agent runs, with durable waits for a
+person's approval of tool calls in between.
+
+A run whose model asks for a tool that needs approval publishes the approval requests as
+a DBOS event of the run (any process can read them) and waits for answers as DBOS
+messages to the run (any process can send them). While it waits, the run holds only a
+DBOS `recv`: if its process dies, the next worker replays the recorded steps up to the
+wait and waits again. Once every request is answered, the agent runs on with the answers,
+and the approved calls run as steps.
+"""
 
 from __future__ import annotations
 
-import asyncio
+import hashlib
+import json
+import logging
 from typing import TYPE_CHECKING, Any, cast
 
 from dbos import DBOS
-from dbos._error import DBOSNonExistentWorkflowError
-from sqlalchemy.exc import DBAPIError
 
 from agentry.durable._agent_steps import AgentSteps
-from agentry.durable._durable_workflow import launched_source
+from agentry.durable._durable_workflow import (
+    ANSWER_WAIT_SECONDS,
+    REQUESTS_EVENT,
+    RESPONSES_TOPIC,
+    launched_source,
+)
 from agentry.durable._errors import DurableRunError
-from agentry.durable._serializer import failure_of
-from agentry.types import AgentResponse
+from agentry.durable._following import APPROVALS_STEP
+from agentry.types import Content, Message
 from agentry.workflows import CheckpointTypeRegistry
 
 if TYPE_CHECKING:
-    from dbos import WorkflowHandleAsync
+    from agentry.agents import Agent
+    from agentry.types import AgentResponse
 
-    from agentry.durable._runtime import DurableRuntime
+__all__ = ["AGENT_FUNCTION", "agent_fingerprint", "durable_agent_run"]
 
-__all__ = ["AGENT_FUNCTION", "DurableAgentRun", "durable_agent_run"]
+logger = logging.getLogger("agentry.durable")
 
 AGENT_FUNCTION = "agentry.agent_run"
-_POLL_SECONDS = 0.1
 """The name DBOS knows every durable agent run by."""
 
 
+def agent_fingerprint(agent: Agent) -> str:
+    """A hash of what a durable agent run's records depend on: the agent's name and its
+    tools (name and approval mode)."""
+    tools = sorted(
+        [str(getattr(t, "name", type(t).__name__)), str(getattr(t, "approval_mode", None))]
+        for t in agent.tools
+    )
+    shape = json.dumps({"name": agent.name, "tools": tools})
+    return hashlib.sha256(shape.encode()).hexdigest()[:16]
+
+
 @DBOS.workflow(name=AGENT_FUNCTION)
-async def durable_agent_run(agent_name: str, messages: list[Any]) -> dict[str, Any]:
-    """Run a registered agent on `messages` (encoded); its response, encoded."""
-    agent = launched_source().agent(agent_name)
+async def durable_agent_run(
+    agent_name: str, fingerprint: str, messages: list[Any]
+) -> dict[str, Any]:
+    """Run a registered agent on `messages` (encoded), waiting durably for approvals;
+    its last response, encoded."""
+    agent = launched_source().agent(agent_name, fingerprint)
     registry = CheckpointTypeRegistry()
     steps = AgentSteps(registry)
-    response = await agent.run(registry.decode(messages), middleware=steps.middleware())
-    return {"response": registry.encode(response)}
+    conversation = cast("list[Message]", registry.decode(messages))
+    while True:
+        response = await agent.run(conversation, middleware=steps.middleware())
+        requests = response.user_input_requests
+        if not requests or any(r.type != "function_approval_request" for r in requests):
+            return {"response": registry.encode(response)}
+        answers = await _wait_for_approvals(requests, registry)
+        # The turn's calls run now, but the rejected ones: number their steps in order.
+        rejected = {str(a.id) for a in answers if not a.approved}
+        calls = [c for m in response.messages for c in m.contents if c.type == "function_call"]
+        steps.reserve_tool_steps([str(c.call_id) for c in calls if c.call_id not in rejected])
+        conversation = [*conversation, *response.messages, Message("user", answers)]
 
 
-class DurableAgentRun:
-    """A durable agent run, by id: its status and its response, from any process.
+async def _wait_for_approvals(
+    requests: list[Content], registry: CheckpointTypeRegistry
+) -> list[Content]:
+    """Publish the requests, and take answers (approved: bool, by request id) until each
+    is answered; the approval responses."""
+    pending = {str(r.id): r for r in requests}
+    answers: list[Content] = []
+    encoded = registry.encode(requests)
 
-    Attributes:
-        run_id: The run's id.
+    async def record_requests() -> object:
+        return encoded
+
+    await DBOS.set_event_async(REQUESTS_EVENT, encoded)
+    # For followers, once the requests can be answered.
+    await DBOS.run_step_async({"name": APPROVALS_STEP}, record_requests)
+    while pending:
+        received = await DBOS.recv_async(RESPONSES_TOPIC, timeout_seconds=ANSWER_WAIT_SECONDS)
+        for request_id, approved in cast("dict[str, Any]", received or {}).items():
+            request = pending.get(request_id)
+            if request is None or not isinstance(approved, bool):
+                # The sender checks answers before sending; one that slips through (a
+                # second answer racing the first) is dropped, and the run keeps waiting.
+                logger.warning("agent run ignored an answer to %s", request_id)
+                continue
+            answers.append(request.to_function_approval_response(approved))
+            del pending[request_id]
+        if received and pending:
+            await DBOS.set_event_async(REQUESTS_EVENT, registry.encode(list(pending.values())))
+    await DBOS.set_event_async(REQUESTS_EVENT, [])
+    return answers
+
+
+def response_of(value: object) -> AgentResponse:
+    """The response a durable agent run's stored output holds."""
+    return cast(
+        "AgentResponse", CheckpointTypeRegistry().decode(cast("dict[str, Any]", value)["response"])
+    )
+
+
+def check_approval(run_id: str, request_id: str, pending: list[Content], approved: object) -> None:
+    """Refuse an answer the run cannot take, before it is sent.
+
+    Raises:
+        DurableRunError: The run does not wait on `request_id`, or `approved` is not a bool.
     """
-
-    def __init__(
-        self,
-        runtime: DurableRuntime,
-        run_id: str,
-        *,
-        handle: WorkflowHandleAsync[Any] | None = None,
-    ) -> None:
-        self._runtime = runtime
-        self.run_id = run_id
-        self._started = handle  # the run's task, when this process started it
-
-    def __repr__(self) -> str:
-        return f"DurableAgentRun({self.run_id!r})"
-
-    async def _handle(self) -> WorkflowHandleAsync[Any]:
-        try:
-            return await self._runtime.client().retrieve_workflow_async(self.run_id)
-        except DBOSNonExistentWorkflowError:
-            raise DurableRunError(
-                f"there is no durable run with id {self.run_id!r} in "
-                f"{self._runtime.safe_database_url}"
-            ) from None
-        except DBAPIError as error:
-            raise self._runtime.unreadable(error) from error
-
-    async def status(self) -> str:
-        """The run's status (`PENDING`, `SUCCESS`, `ERROR`, ...).
-
-        Raises:
-            DurableRunError: There is no run with this id.
-        """
-        return str((await (await self._handle()).get_status()).status)
-
-    async def result(self, *, timeout: float | None = None) -> AgentResponse:
-        """Wait for the run to finish; the agent's response.
-
-        Raises:
-            DurableRunFailedError: The run failed.
-            TimeoutError: The run did not finish within `timeout` seconds.
-        """
-        value = cast("dict[str, Any]", await asyncio.wait_for(self._result(), timeout))
-        return cast(AgentResponse, CheckpointTypeRegistry().decode(value["response"]))
-
-    async def _result(self) -> Any:
-        if self._started is not None:
-            try:
-                return await self._started.get_result()
-            except Exception as error:  # as a client reading the database would see it
-                raise failure_of(error) from error
-        handle: Any = await self._handle()
-        return await handle.get_result(polling_interval_sec=_POLL_SECONDS)
+    waiting = sorted(str(r.id) for r in pending)
+    if request_id not in waiting:
+        raise DurableRunError(
+            f"agent run {run_id!r} does not wait on an approval {request_id!r} (it was "
+            f"answered already, or never asked); it waits on: {waiting or 'none'}"
+        )
+    if not isinstance(approved, bool):
+        raise DurableRunError(
+            f"the answer to approval request {request_id!r} must be a bool (True approves "
+            f"the tool call, False rejects it), not a {type(approved).__name__}"
+        )

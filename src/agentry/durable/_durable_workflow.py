@@ -72,8 +72,8 @@ class WorkflowSource(Protocol):
         """The client that queues calls."""
         ...
 
-    def agent(self, agent_name: str) -> Agent:
-        """A registered agent."""
+    def agent(self, agent_name: str, fingerprint: str | None = None) -> Agent:
+        """A registered agent (of this fingerprint)."""
         ...
 
     @property

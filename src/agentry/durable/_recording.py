@@ -10,7 +10,7 @@ executor's state after it, what it returned, and the error if it raised.
 from __future__ import annotations
 
 import uuid
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from agentry.durable._errors import DurableRunError, DurableStepError
 from agentry.workflows import (
@@ -80,8 +80,9 @@ class StepRecorder:
         self._registry = workflow.type_registry
         self._saved_states: dict[str, Any] = {}
         self._stale: set[str] = set()
-        # Calls recorded in this process (by id of their invocation), with their error.
-        self._ran_here: dict[int, Exception | None] = {}
+        # Calls recorded in this process (by id of their invocation): their error, or what
+        # they did, live (applied as is: decoding the record again would only copy it).
+        self._ran_here: dict[int, Exception | _LiveCall] = {}
 
     async def record(self, invocation: Invocation, shared_state: dict[str, Any]) -> StepRecord:
         """Call the handler and return the record of what it did.
@@ -109,7 +110,7 @@ class StepRecorder:
         after: dict[str, Any] = registry.encode(recorder.state) if recorder.state else {}
         saved = registry.encode(await executor.on_checkpoint_save())
         self._saved_states[executor_id] = saved
-        self._ran_here[id(invocation)] = None
+        self._ran_here[id(invocation)] = _LiveCall(recorder.effects, sent, result, recorder.state)
         return {
             "effects": registry.encode(recorder.effects),
             "sent": registry.encode([[message, target] for message, target in sent]),
@@ -155,31 +156,45 @@ class StepRecorder:
         """
         registry = self._registry
         executor_id = invocation.executor_id
-        ran_here = id(invocation) in self._ran_here
-        live_error = self._ran_here.pop(id(invocation), None)
+        live = self._ran_here.pop(id(invocation), None)
+        if isinstance(live, Exception):
+            raise live
         if "error" in record:
-            if live_error is not None:
-                raise live_error
             details = cast(WorkflowErrorDetails, registry.decode(record["error"]))
             raise DurableStepError(
                 details.message, error_type=details.error_type, executor_id=executor_id
             )
-        if not ran_here:
+        for key in record["state_deleted"]:
+            hooks.state.pop(key, None)
+        if live is None:
             # A record read back: the executor in memory is behind it.
             self._saved_states[executor_id] = record["executor_state"]
             self._stale.add(executor_id)
-        for key in record["state_deleted"]:
-            hooks.state.pop(key, None)
-        for key, value in record["state_set"].items():
-            hooks.state[key] = registry.decode(value)
-        for effect in cast("list[list[Any]]", registry.decode(record["effects"])):
+            live = _LiveCall(
+                cast("list[list[Any]]", registry.decode(record["effects"])),
+                [(m, t) for m, t in cast("list[list[Any]]", registry.decode(record["sent"]))],
+                registry.decode(record["result"]),
+                {key: registry.decode(value) for key, value in record["state_set"].items()},
+            )
+        for key in record["state_set"]:
+            hooks.state[key] = live.state[key]
+        for effect in live.effects:
             _replay(effect, executor_id, hooks)
-        for message, target in cast("list[list[Any]]", registry.decode(record["sent"])):
-            outbox.append((message, target))
-        return registry.decode(record["result"])
+        outbox.extend(live.sent)
+        return live.result
 
 
 _ABSENT = object()
+
+
+class _LiveCall(NamedTuple):
+    """What a call did, as values: its effects, its sends, its result, and the shared
+    state it left (of which the record's `state_set` keys changed)."""
+
+    effects: list[list[Any]]
+    sent: list[tuple[object, str | None]]
+    result: object
+    state: dict[str, Any]
 
 
 def _replay(effect: list[Any], executor_id: str, hooks: RunHooks) -> None:

@@ -1,19 +1,23 @@
-"""`DurableRun`: a handle to one durable run, usable from any process."""
+"""`DurableRun`: a handle to one durable workflow run, usable from any process."""
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING, Any, cast
 
-from dbos._error import DBOSNonExistentWorkflowError
-from sqlalchemy.exc import DBAPIError
-
-from agentry.durable._durable_workflow import REQUESTS_EVENT, RESPONSES_TOPIC, decode_requests
+from agentry.durable._durable_workflow import (
+    REQUESTS_EVENT,
+    RESPONSES_TOPIC,
+    WORKFLOW_FUNCTION,
+    decode_requests,
+)
 from agentry.durable._errors import DurableRunError
-from agentry.durable._serializer import failure_of
+from agentry.durable._following import failure_details, workflow_events
+from agentry.durable._handle import ENDED, RunHandle
 from agentry.workflows import WorkflowEvent, WorkflowRun, WorkflowRunResult, WorkflowRunState
 
 if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
+
     from dbos import WorkflowHandleAsync
 
     from agentry.durable._runtime import DurableRuntime
@@ -21,11 +25,21 @@ if TYPE_CHECKING:
 
 __all__ = ["DurableRun"]
 
-_POLL_SECONDS = 0.1
+
+SET_EVENT_STEP = "DBOS.setEvent"
+"""The name DBOS records a run's publishing of an event (its requests) under."""
 
 
-class DurableRun:
-    """A durable run, by id: its status, its pending requests, answers, and its result.
+def _answerable(entry: tuple[int, list[WorkflowEvent[Any]]], published_at: int) -> bool:
+    """Whether a call's events can be reported: it asked nothing, or its requests were
+    published after it."""
+    step_id, events = entry
+    return step_id < published_at or all(e.type != "request_info" for e in events)
+
+
+class DurableRun(RunHandle):
+    """A durable workflow run, by id: its status, its pending requests, answers, its
+    events as they are recorded, and its result.
 
     It reads and writes the runtime's database only, so it works in any process (a web
     handler, the CLI) whether or not that process runs workflows itself.
@@ -33,6 +47,9 @@ class DurableRun:
     Attributes:
         run_id: The run's id.
     """
+
+    _function_name = WORKFLOW_FUNCTION
+    _kind = "workflow run"
 
     def __init__(
         self,
@@ -42,47 +59,23 @@ class DurableRun:
         handle: WorkflowHandleAsync[Any] | None = None,
         workflow: Workflow | None = None,
     ) -> None:
-        self._runtime = runtime
-        self.run_id = run_id
-        self._handle = handle  # the run's task, when this process started it
+        super().__init__(runtime, run_id, handle=handle)
         self._template = workflow  # the workflow's template, when known
 
-    def __repr__(self) -> str:
-        return f"DurableRun({self.run_id!r})"
-
-    async def status(self) -> str:
-        """The run's status: `PENDING` (running or waiting), `SUCCESS`, `ERROR`,
-        `CANCELLED`, `ENQUEUED`...
+    async def _workflow(self) -> Workflow:
+        """The run's workflow template (it checks and encodes values; it never runs).
 
         Raises:
-            DurableRunError: There is no run with this id.
+            DurableRunError: No such run, its workflow is not registered here, or the
+                registered workflow's graph differs from the one the run started with.
         """
-        return (await self._describe())[0]
-
-    async def _describe(self) -> tuple[str, str, str]:
-        """(status, workflow name, graph signature) of the run."""
-        client = self._runtime.client()
-        try:
-            handle: WorkflowHandleAsync[Any] = await client.retrieve_workflow_async(self.run_id)
-        except DBOSNonExistentWorkflowError:
-            raise DurableRunError(
-                f"there is no durable run with id {self.run_id!r} in "
-                f"{self._runtime.safe_database_url}"
-            ) from None
-        except DBAPIError as error:
-            raise self._runtime.unreadable(error) from error
-        status = await handle.get_status()
-        inputs = status.input
-        if inputs is None or len(inputs["args"]) < 2:
-            raise DurableRunError(f"run {self.run_id!r} is not an agentry workflow run")
-        name, signature = inputs["args"][0], inputs["args"][1]
-        return str(status.status), str(name), str(signature)
-
-    async def _workflow(self) -> Workflow:
-        """The run's workflow template (it checks and encodes values; it never runs)."""
         if self._template is None:
-            _, name, signature = await self._describe()
-            self._template = self._runtime.template(name, signature)
+            status = await self._status_record()
+            inputs = status.input
+            if inputs is None or len(inputs["args"]) < 2:
+                raise DurableRunError(f"run {self.run_id!r} is not an agentry workflow run")
+            name, signature = inputs["args"][0], inputs["args"][1]
+            self._template = self._runtime.template(str(name), str(signature))
         return self._template
 
     async def pending_requests(self) -> list[WorkflowEvent[object]]:
@@ -103,14 +96,7 @@ class DurableRun:
         Raises:
             TimeoutError: No request came within `timeout` seconds.
         """
-        return await asyncio.wait_for(self._first_requests(), timeout)
-
-    async def _first_requests(self) -> list[WorkflowEvent[object]]:
-        while True:
-            requests = await self.pending_requests()
-            if requests:
-                return requests
-            await asyncio.sleep(_POLL_SECONDS)
+        return await self._first_nonempty(self.pending_requests, timeout)
 
     async def send_response(self, request_id: str, answer: object) -> None:
         """Answer one of the run's pending requests; the run goes on wherever it runs.
@@ -129,13 +115,47 @@ class DurableRun:
                 f"answered already, or never asked); it waits on: {sorted(pending) or 'none'}"
             )
         WorkflowRun.check_answer(request, answer)
-        encoded = workflow.type_registry.encode(answer)
-        await self._runtime.client().send_async(
-            self.run_id,
-            {request_id: encoded},
-            RESPONSES_TOPIC,
-            idempotency_key=f"{self.run_id}/{request_id}",
-        )
+        await self._send(request_id, workflow.type_registry.encode(answer), RESPONSES_TOPIC)
+
+    async def stream(self) -> AsyncIterator[WorkflowEvent[Any]]:
+        """Follow the run: the events of its handler calls as each call is recorded, from
+        the first, until the run ends.
+
+        Each completed call is reported once, wherever it ran (after a worker takeover
+        too): `executor_invoked` (without the message), the events, outputs and requests
+        of the call, then `executor_completed` or `executor_failed`. A request does not
+        end the stream: answer it (from here or elsewhere) and the run goes on. The last
+        event is the run's status (`IDLE`, or `failed` and `FAILED`).
+
+        Raises:
+            DurableRunError: There is no such run, or its workflow is not registered here.
+            DurableRunFailedError: The run failed (after its `failed` event).
+        """
+        workflow = await self._workflow()
+        # A call's events wait (with those after them) until its requests are published
+        # (a DBOS event set after it), so that they can be answered when seen.
+        held: list[tuple[int, list[WorkflowEvent[Any]]]] = []
+        published_at = -1
+        async for steps, status in self._recorded_steps():
+            for step in steps:
+                if step["function_name"] == SET_EVENT_STEP:
+                    published_at = max(published_at, step["function_id"])
+                events = workflow_events(step["function_name"], step["output"], workflow)
+                if events:
+                    held.append((step["function_id"], events))
+            held.sort(key=lambda entry: entry[0])
+            while held and (status in ENDED or _answerable(held[0], published_at)):
+                for event in held.pop(0)[1]:
+                    yield event
+            if status == "SUCCESS":
+                yield WorkflowEvent.status(WorkflowRunState.IDLE)
+            elif status == "CANCELLED":
+                yield WorkflowEvent.status(WorkflowRunState.CANCELLED)
+            elif status in ("ERROR", "MAX_RECOVERY_ATTEMPTS_EXCEEDED"):
+                error = await self._error()
+                yield WorkflowEvent.failed(failure_details(error))
+                yield WorkflowEvent.status(WorkflowRunState.FAILED)
+                raise error
 
     async def result(self, *, timeout: float | None = None) -> WorkflowRunResult:
         """Wait for the run to finish; its result (`get_outputs()` lists its output).
@@ -145,19 +165,10 @@ class DurableRun:
             TimeoutError: The run did not finish within `timeout` seconds.
         """
         workflow = await self._workflow()
-        value = cast("dict[str, Any]", await asyncio.wait_for(self._result(), timeout))
+        value = cast("dict[str, Any]", await self._raw_result(timeout))
         registry = workflow.type_registry
         events = [
             WorkflowEvent.output(str(o["executor_id"]), registry.decode(o["data"]))
             for o in value["outputs"]
         ]
         return WorkflowRunResult(events, final_state=WorkflowRunState.IDLE)
-
-    async def _result(self) -> Any:
-        if self._handle is not None:
-            try:
-                return await self._handle.get_result()
-            except Exception as error:  # as a client reading the database would see it
-                raise failure_of(error) from error
-        handle: Any = await self._runtime.client().retrieve_workflow_async(self.run_id)
-        return await handle.get_result(polling_interval_sec=_POLL_SECONDS)

@@ -7,14 +7,15 @@ import hashlib
 import json
 import os
 from collections.abc import Callable, Collection, Coroutine
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from dbos import DBOS, DBOSClient, DBOSConfig, EnqueueOptions, SetWorkflowID
+from dbos._error import DBOSNonExistentWorkflowError
 from sqlalchemy.exc import DBAPIError
 
+from agentry.durable._agent_run_handle import DurableAgentRun
 from agentry.durable._dbos_steps import HANDLER_QUEUE
-from agentry.durable._durable_agent import AGENT_FUNCTION, DurableAgentRun, durable_agent_run
+from agentry.durable._durable_agent import AGENT_FUNCTION, agent_fingerprint, durable_agent_run
 from agentry.durable._durable_workflow import (
     RUNS_QUEUE,
     WORKFLOW_FUNCTION,
@@ -25,6 +26,8 @@ from agentry.durable._errors import DurableRunError
 from agentry.durable._run_handle import DurableRun
 from agentry.durable._serializer import JSONSerializer
 from agentry.durable._takeover import WorkerWatch
+from agentry.storage import PoolSettings, default_database_url
+from agentry.storage import database_url as storage_database_url
 from agentry.types import AgentRunInputs, normalize_messages
 from agentry.workflows import CheckpointTypeRegistry, Workflow, WorkflowRun
 
@@ -61,13 +64,21 @@ class _Registered(NamedTuple):
 
 def database_url_of(database: str | os.PathLike[str] | None) -> str:
     """The DBOS URL for `database`: a URL as is, a file path as a SQLite URL, and None as
-    `$AGENTRY_DURABLE_DATABASE_URL` or the embedded default."""
+    `$AGENTRY_DURABLE_DATABASE_URL`, else `$AGENTRY_DATABASE_URL`, else the embedded
+    default."""
     if database is None:
-        return os.environ.get(DATABASE_URL_ENV) or DEFAULT_DATABASE_URL
-    text = os.fspath(database)
-    if "://" in text:
-        return text
-    return f"sqlite:///{Path(text).resolve()}"
+        return os.environ.get(DATABASE_URL_ENV) or default_database_url() or DEFAULT_DATABASE_URL
+    return storage_database_url(database)
+
+
+def _dbos_pool_options(pool: PoolSettings) -> dict[str, object]:
+    return {
+        "pool_size": pool.size,
+        "max_overflow": pool.max_overflow,
+        "pool_timeout": pool.timeout,
+        "pool_recycle": -1 if pool.recycle is None else int(pool.recycle),
+        "pool_pre_ping": True,  # DBOS's own choice: its workers outlive server restarts
+    }
 
 
 class DurableRuntime:
@@ -84,11 +95,15 @@ class DurableRuntime:
     Args:
         database: A database URL (`sqlite:///runs.sqlite`, `postgresql://host/db`) or a
             SQLite file path; default `$AGENTRY_DURABLE_DATABASE_URL`, else
+            `$AGENTRY_DATABASE_URL` (the setting all stores share), else
             `agentry-durable.sqlite` in the current directory.
         worker_id: This worker's id; a restarted worker with the same id resumes the runs
             it left (default: `local`).
         handler_concurrency: How many calls of distributed executors this worker runs at
             once (default: no limit).
+        run_concurrency: How many queued runs (started by clients) this worker runs at
+            once, waiting runs included (default: no limit, so that the first worker to
+            look takes every queued run; set it for several workers to share a burst).
         takeover_after: Seconds after which the runs of a worker that stopped (its
             heartbeat went silent) are taken over by the live workers; None never takes
             over (the worker's own restart resumes them).
@@ -96,6 +111,8 @@ class DurableRuntime:
             agentry's version and the registered workflows' graphs and agents). A worker
             resumes and takes over only runs of its own version, so runs started before a
             change of graph wait for a worker of their version instead of failing.
+        pool: The connection pool of DBOS's database engine (default: DBOS's own, 20
+            connections with no overflow).
 
     Example:
         >>> from agentry.workflows import WorkflowBuilder, WorkflowContext, executor
@@ -119,12 +136,16 @@ class DurableRuntime:
         *,
         worker_id: str | None = None,
         handler_concurrency: int | None = None,
+        run_concurrency: int | None = None,
         takeover_after: float | None = 60.0,
         app_version: str | None = None,
+        pool: PoolSettings | None = None,
     ) -> None:
         self.database_url = database_url_of(database)
+        self.pool = pool
         self.worker_id = worker_id
         self.handler_concurrency = handler_concurrency
+        self.run_concurrency = run_concurrency
         self.takeover_after = takeover_after
         self._app_version = app_version
         self._watch: WorkerWatch | None = None
@@ -197,11 +218,16 @@ class DurableRuntime:
         self._agents[name] = agent
         return name
 
-    def agent(self, agent_name: str) -> Agent:
+    def agent(self, agent_name: str, fingerprint: str | None = None) -> Agent:
         """A registered agent.
 
+        Args:
+            agent_name: The agent's name.
+            fingerprint: The agent's fingerprint when a run started (its tools); the
+                agent registered now must have the same.
+
         Raises:
-            DurableRunError: No agent of this name is registered.
+            DurableRunError: No agent of this name is registered, or its tools changed.
         """
         agent = self._agents.get(agent_name)
         if agent is None:
@@ -209,6 +235,12 @@ class DurableRuntime:
                 f"no agent named {agent_name!r} is registered in this process (registered: "
                 f"{sorted(self._agents) or 'none'}); register it with register_agent() in "
                 "every worker and client"
+            )
+        if fingerprint is not None and fingerprint != agent_fingerprint(agent):
+            raise DurableRunError(
+                f"the run was started with another version of agent {agent_name!r} (its "
+                "tools differ from this process's); finish it with a worker that runs the "
+                "version it started with"
             )
         return agent
 
@@ -222,7 +254,7 @@ class DurableRuntime:
         shape = {
             "agentry": agentry.__version__,
             "workflows": sorted((n, r.graph_signature) for n, r in self._factories.items()),
-            "agents": sorted(self._agents),
+            "agents": sorted(agent_fingerprint(a) for a in self._agents.values()),
         }
         digest = hashlib.sha256(json.dumps(shape).encode()).hexdigest()[:16]
         return f"agentry-{digest}"
@@ -312,12 +344,14 @@ class DurableRuntime:
         self._app_version = config["application_version"]  # later registrations keep it
         if self.worker_id is not None:
             config["executor_id"] = self.worker_id
+        if self.pool is not None:
+            config["db_engine_kwargs"] = _dbos_pool_options(self.pool)
         set_workflow_source(self)
         _launched = self
         try:
             DBOS(config=config)
             DBOS.launch()
-            await DBOS.register_queue_async(RUNS_QUEUE)
+            await DBOS.register_queue_async(RUNS_QUEUE, worker_concurrency=self.run_concurrency)
             await DBOS.register_queue_async(
                 HANDLER_QUEUE, worker_concurrency=self.handler_concurrency
             )
@@ -400,6 +434,8 @@ class DurableRuntime:
     ) -> tuple[str, WorkflowHandleAsync[Any] | None]:
         """Start (launched) or queue (not launched) a DBOS workflow; its id, and the
         handle to its task when it runs here."""
+        if run_id is not None:
+            await self._check_same_run(run_id, function_name, arguments[:2])
         if not self._launched:
             options: EnqueueOptions = {"queue_name": RUNS_QUEUE, "workflow_name": function_name}
             if run_id is not None:
@@ -416,31 +452,69 @@ class DurableRuntime:
                 handle = await DBOS.start_workflow_async(function, *arguments)
         return handle.get_workflow_id(), handle
 
+    async def _check_same_run(
+        self, run_id: str, function_name: str, identity: tuple[Any, ...]
+    ) -> None:
+        """Refuse to start a run under the id of an existing run of another workflow or
+        agent, or of another version of it (its name and fingerprint differ)."""
+        try:
+            handle: WorkflowHandleAsync[Any] = await self.client().retrieve_workflow_async(run_id)
+        except DBOSNonExistentWorkflowError:
+            return
+        except DBAPIError as error:
+            raise self.unreadable(error) from error
+        status = await handle.get_status()
+        started_with = tuple(status.input["args"][: len(identity)]) if status.input else ()
+        if status.name == function_name and started_with == identity:
+            return
+        raise DurableRunError(
+            f"a run with id {run_id!r} exists already, started with another workflow or "
+            "agent, or another version of it (its name or fingerprint differs); start this "
+            "one under another run id"
+        )
+
     async def start_agent(
         self, agent_name: str, messages: AgentRunInputs, *, run_id: str | None = None
     ) -> DurableAgentRun:
         """Start a durable run of a registered agent on `messages`; a handle to it.
 
         As with `start`, a launched runtime runs it here and one that is not launched
-        queues it for a worker; an existing `run_id` returns that run.
+        queues it for a worker; an existing `run_id` returns that run. When the model
+        calls a tool that needs approval, the run waits durably for the answers
+        (`DurableAgentRun.send_response`, from any process), then goes on.
 
         Raises:
             DurableRunError: The agent is not registered here.
             WorkflowCheckpointException: The messages hold a type that cannot be stored.
         """
-        self.agent(agent_name)
+        fingerprint = agent_fingerprint(self.agent(agent_name))
         encoded = CheckpointTypeRegistry().encode(normalize_messages(messages))
         run_id, handle = await self._start(
-            AGENT_FUNCTION, durable_agent_run, (agent_name, encoded), run_id
+            AGENT_FUNCTION, durable_agent_run, (agent_name, fingerprint, encoded), run_id
         )
         return DurableAgentRun(self, run_id, handle=handle)
 
     def agent_run(self, run_id: str) -> DurableAgentRun:
-        """A handle to an agent run (started by any process on this database)."""
+        """A handle to an agent run (started by any process on this database).
+
+        Its methods raise `DurableRunError` when there is no agent run of this id."""
         return DurableAgentRun(self, run_id)
 
+    async def find(self, run_id: str) -> DurableRun | DurableAgentRun:
+        """A handle to the run of this id, whichever kind it is (workflow or agent run).
+
+        Raises:
+            DurableRunError: There is no durable run with this id.
+        """
+        status = await DurableRun(self, run_id).status_record()
+        if status.name == AGENT_FUNCTION:
+            return DurableAgentRun(self, run_id)
+        return DurableRun(self, run_id)
+
     def run(self, run_id: str) -> DurableRun:
-        """A handle to a run (started by any process on this database)."""
+        """A handle to a workflow run (started by any process on this database).
+
+        Its methods raise `DurableRunError` when there is no workflow run of this id."""
         return DurableRun(self, run_id)
 
     def client(self) -> DBOSClient:

@@ -8,9 +8,11 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from agentry.azure import FOUNDRY_SCOPE, entra_token_provider
+from agentry.clients.sdk_errors import sdk_max_retries
 from agentry.errors import ChatClientError
 from agentry.middleware import MiddlewareTypes
 from agentry.openai import OpenAIChatClient
+from agentry.types import RetryPolicy
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -40,9 +42,12 @@ class FoundryChatClient(OpenAIChatClient):
             (default: `DefaultAzureCredential`; needs the `azure` extra).
         client: An `openai.AsyncOpenAI` already pointed at the project, to use instead.
         timeout: Seconds per request (the SDK's default otherwise).
-        max_retries: Retries of failed requests (the SDK's default otherwise).
+        max_retries: The SDK's own retries of failed requests: only with `retry=None`
+            (while agentry's policy retries, the SDK's retries are off).
         default_headers: Headers sent with every request.
         middleware: Chat middleware.
+        retry: How failed calls are retried (default: `RetryPolicy()`; `None`: not by
+            agentry).
 
     Example:
         >>> from azure.identity import AzureCliCredential
@@ -55,11 +60,6 @@ class FoundryChatClient(OpenAIChatClient):
 
     OTEL_PROVIDER_NAME = "azure.ai.foundry"
     service_name = "the Foundry project's Responses API"
-    error_advice: Mapping[int, str] = {
-        401: "check the credential's sign-in (for AzureCliCredential: az login)",
-        403: "the identity may not use this project: give it the 'Azure AI User' role",
-        404: "check the model deployment (model=, FOUNDRY_MODEL) and the project endpoint",
-    }
 
     def __init__(
         self,
@@ -72,6 +72,7 @@ class FoundryChatClient(OpenAIChatClient):
         max_retries: int | None = None,
         default_headers: dict[str, str] | None = None,
         middleware: Sequence[MiddlewareTypes] | None = None,
+        retry: RetryPolicy | None = RetryPolicy(),  # noqa: B008  # frozen, shared safely
     ) -> None:
         deployment = _first_set(model, MODEL_ENV, "model deployment", "model=")
         sdk = client
@@ -86,14 +87,26 @@ class FoundryChatClient(OpenAIChatClient):
             options: dict[str, Any] = {"default_headers": default_headers}
             if timeout is not None:
                 options["timeout"] = timeout
-            if max_retries is not None:
-                options["max_retries"] = max_retries
+            sdk_retries = sdk_max_retries(retry, max_retries)
+            if sdk_retries is not None:
+                options["max_retries"] = sdk_retries
             sdk = AsyncOpenAI(
                 base_url=f"{endpoint}/openai/v1/",
                 api_key=entra_token_provider(credential, FOUNDRY_SCOPE),
                 **options,
             )
-        super().__init__(deployment, client=sdk, middleware=middleware)
+        super().__init__(deployment, client=sdk, middleware=middleware, retry=retry)
+        self.error_advice = _foundry_advice(deployment)
+
+
+def _foundry_advice(deployment: str) -> Mapping[int, str]:
+    """What a project's errors advise, over the defaults (its 404 does not name the model)."""
+    return {
+        401: "check the credential's sign-in (for AzureCliCredential: az login)",
+        403: "the identity may not use this project: give it the 'Azure AI User' role",
+        404: f"check the model deployment {deployment!r} (model=, FOUNDRY_MODEL) and the "
+        "project endpoint",
+    }
 
 
 def _first_set(given: str | None, env: tuple[str, ...], what: str, argument: str) -> str:

@@ -10,8 +10,9 @@ Example:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from agentry.errors import lazy_exports
 from agentry.observability._configure import ExporterChoice, OtelSetup, configure_otel
 from agentry.observability._logging import (
     configure_logging,
@@ -51,10 +52,7 @@ if TYPE_CHECKING:
     from agentry.observability._remote_spans import traced_call
 
 
-def __getattr__(name: str) -> Any:
-    # Loaded on first use: it imports OpenTelemetry.
-    if name == "traced_call":
-        from agentry.observability._remote_spans import traced_call
-
-        return traced_call
-    raise AttributeError(f"module 'agentry.observability' has no attribute {name!r}")
+# `traced_call` loads on first use: it imports OpenTelemetry.
+__getattr__, __dir__ = lazy_exports(
+    __name__, {"traced_call": "agentry.observability._remote_spans"}
+)

@@ -11,6 +11,7 @@ from opentelemetry.trace import Span, SpanKind
 from agentry.observability import _state
 from agentry.observability._attributes import (
     CONVERSATION_ID,
+    ERROR_TYPE,
     INPUT_MESSAGES,
     OPERATION_NAME,
     OUTPUT_MESSAGES,
@@ -38,7 +39,17 @@ from agentry.observability._instruments import (
 )
 from agentry.types import ChatOptions, ChatResponse, ChatResponseUpdate, Message
 
-__all__ = ["model_of", "provider_of", "traced_chat_response", "traced_chat_stream"]
+__all__ = [
+    "RETRY_EVENT",
+    "model_of",
+    "provider_of",
+    "record_retry",
+    "traced_chat_response",
+    "traced_chat_stream",
+]
+
+RETRY_EVENT = "agentry.chat.retry"
+"""The chat span's event for a failed attempt that is tried again."""
 
 
 def provider_of(client: object) -> str:
@@ -101,6 +112,20 @@ async def traced_chat_stream(
         call.fail(error)
         raise
     call.finish(_fold(seen, options))
+
+
+def record_retry(attempt: int, delay: float, error: BaseException) -> None:
+    """Add a retry event to the current chat span: the failed attempt, the wait before
+    the next one, and the error's type and HTTP status (never its message)."""
+    attributes: dict[str, object] = {
+        "agentry.retry.attempt": attempt,
+        "agentry.retry.delay_s": delay,
+        ERROR_TYPE: type(error).__name__,
+    }
+    status = getattr(error, "status_code", None)
+    if isinstance(status, int):
+        attributes["http.response.status_code"] = status
+    trace.get_current_span().add_event(RETRY_EVENT, attributes)  # pyright: ignore[reportArgumentType]
 
 
 def _fold(updates: list[ChatResponseUpdate], options: ChatOptions) -> ChatResponse:

@@ -86,6 +86,10 @@ class TelemetryObserver:
         """A streaming call of a chat client."""
         return updates
 
+    def chat_retry(self, client: object, attempt: int, delay: float, error: BaseException) -> None:
+        """A chat call's `attempt` (1 for the first) failed with `error`; the client tries
+        again in `delay` seconds. Called inside the call's own `chat_*` work."""
+
     def tool_calls(self, invoke_one: InvokeOne) -> InvokeOne:
         """The function that runs one tool call of a batch (its arguments are the call's
         `Content` and the tools by name, then more)."""
@@ -121,9 +125,26 @@ class TelemetryObserver:
         """A call over MCP or A2A, made (`client`) or answered (`server`).
 
         `sensitive_attributes` computes the attributes that carry user data (tool
-        arguments, for example); an observer calls it only when it records such data.
+        arguments, for example); `remote_call_attributes` adds them when this observer
+        records such data.
         """
         return call
+
+    @property
+    def records_sensitive_data(self) -> bool:
+        """Whether this observer records user data: prompts, responses, tool arguments."""
+        return False
+
+    def remote_call_attributes(
+        self,
+        attributes: Mapping[str, object],
+        sensitive_attributes: Callable[[], Mapping[str, object]] | None,
+    ) -> Mapping[str, object]:
+        """A remote call's attributes, with its sensitive ones if this observer records
+        user data (`sensitive_attributes` is called only then)."""
+        if sensitive_attributes is None or not self.records_sensitive_data:
+            return attributes
+        return {**attributes, **sensitive_attributes()}
 
     def remote_task_status(self, task_id: str, status: str) -> None:
         """A long-running remote task the current call follows changed status."""

@@ -6,10 +6,10 @@ The span modules import OpenTelemetry, so each method loads its module on first 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal
 
 from agentry.observability import _state
-from agentry.observability._observer import InvokeOne, TelemetryObserver
+from agentry.observability._observer import InvokeOne, T, TelemetryObserver
 from agentry.types import (
     AgentResponse,
     AgentResponseUpdate,
@@ -23,8 +23,6 @@ if TYPE_CHECKING:
     from agentry.sessions import AgentSession
 
 __all__ = ["OpenTelemetryObserver"]
-
-T = TypeVar("T")
 
 
 class OpenTelemetryObserver(TelemetryObserver):
@@ -76,6 +74,11 @@ class OpenTelemetryObserver(TelemetryObserver):
 
         return traced_chat_stream(client, messages, options, updates)
 
+    def chat_retry(self, client: object, attempt: int, delay: float, error: BaseException) -> None:
+        from agentry.observability._chat_spans import record_retry
+
+        record_retry(attempt, delay, error)
+
     def tool_calls(self, invoke_one: InvokeOne) -> InvokeOne:
         from agentry.observability._tool_spans import traced_tool_call
 
@@ -113,9 +116,13 @@ class OpenTelemetryObserver(TelemetryObserver):
     ) -> Coroutine[Any, Any, T]:
         from agentry.observability._remote_spans import traced_call
 
-        if sensitive_attributes is not None and _state.sensitive_data:
-            attributes = {**attributes, **sensitive_attributes()}
+        attributes = self.remote_call_attributes(attributes, sensitive_attributes)
         return traced_call(name, attributes, call, side=side)
+
+    @property
+    def records_sensitive_data(self) -> bool:
+        """Whether `enable_sensitive_data` is on."""
+        return _state.sensitive_data
 
     def remote_task_status(self, task_id: str, status: str) -> None:
         from opentelemetry import trace

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 from typing_extensions import Self
 
 from agentry.clients import BaseChatClient
+from agentry.clients.sdk_errors import sdk_max_retries, without_sdk_retries
 from agentry.clients.wire_format import (
     function_result_text,
     iso_time,
@@ -28,6 +29,7 @@ from agentry.types import (
     ChatResponseUpdate,
     Content,
     Message,
+    RetryPolicy,
     UsageDetails,
 )
 
@@ -54,13 +56,17 @@ class OpenAIChatCompletionClient(BaseChatClient):
         base_url: Another OpenAI-compatible server (default: `OPENAI_BASE_URL`).
         client: An `openai.AsyncOpenAI` to use instead of building one.
         timeout: Seconds per request (the SDK's default otherwise).
-        max_retries: Retries of failed requests (the SDK's default otherwise).
+        max_retries: The SDK's own retries of failed requests: only with `retry=None`
+            (while agentry's policy retries, the SDK's retries are off, so that one
+            layer retries).
         default_headers: Headers sent with every request.
         max_tokens_parameter: The request field `max_tokens` of the options goes in.
             OpenAI wants `max_completion_tokens` (its reasoning models refuse
             `max_tokens`); many other servers only know `max_tokens`. Default:
             `max_completion_tokens` for OpenAI's own API, `max_tokens` for other servers.
         middleware: Chat middleware.
+        retry: How failed calls are retried: rate limits, server errors, timeouts and
+            dropped connections (default: `RetryPolicy()`; `None`: not by agentry).
 
     Example:
         >>> client = OpenAIChatCompletionClient(model="gpt-4o-mini", api_key="sk-...")
@@ -84,15 +90,19 @@ class OpenAIChatCompletionClient(BaseChatClient):
         default_headers: dict[str, str] | None = None,
         max_tokens_parameter: MaxTokensParameter | None = None,
         middleware: Sequence[MiddlewareTypes] | None = None,
+        retry: RetryPolicy | None = RetryPolicy(),  # noqa: B008  # frozen, shared safely
     ) -> None:
-        super().__init__(middleware=middleware)
+        super().__init__(middleware=middleware, retry=retry)
         settings = OpenAISettings.resolve(
             model=model, api_key=api_key, base_url=base_url, model_env=_MODEL_ENV
         )
         self.model = settings.model
-        self.client = client or make_async_client(
-            settings, timeout=timeout, max_retries=max_retries, default_headers=default_headers
-        )
+        sdk_retries = sdk_max_retries(retry, max_retries)
+        if client is None:
+            client = make_async_client(
+                settings, timeout=timeout, max_retries=sdk_retries, default_headers=default_headers
+            )
+        self.client = without_sdk_retries(client, retry)
         self.max_tokens_parameter: MaxTokensParameter = max_tokens_parameter or (
             "max_completion_tokens" if self.client.base_url.host == _OPENAI_HOST else "max_tokens"
         )
@@ -108,6 +118,7 @@ class OpenAIChatCompletionClient(BaseChatClient):
         timeout: float | None = None,
         max_retries: int | None = None,
         middleware: Sequence[MiddlewareTypes] | None = None,
+        retry: RetryPolicy | None = RetryPolicy(),  # noqa: B008  # frozen, shared safely
     ) -> Self:
         """A client for an OpenAI-compatible service known by name: `ollama`, `vllm`,
         `lmstudio`, `llamacpp`, `openrouter` or `gemini` (see `agentry.openai.providers`).
@@ -132,6 +143,7 @@ class OpenAIChatCompletionClient(BaseChatClient):
             timeout=timeout,
             max_retries=max_retries,
             middleware=middleware,
+            retry=retry,
         )
         client.OTEL_PROVIDER_NAME = known.name
         client.service_name = f"{known.title} (Chat Completions API)"

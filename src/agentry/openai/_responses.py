@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
 from agentry.clients import BaseChatClient
+from agentry.clients.sdk_errors import sdk_max_retries, without_sdk_retries
 from agentry.clients.wire_format import (
     function_result_text,
     iso_time,
@@ -22,7 +23,14 @@ from agentry.openai._errors import translate_errors
 from agentry.openai._settings import OpenAISettings, make_async_client
 from agentry.openai._usage import usage_details
 from agentry.tools import tool_result_contents, tool_result_to_text
-from agentry.types import ChatOptions, ChatResponse, ChatResponseUpdate, Content, Message
+from agentry.types import (
+    ChatOptions,
+    ChatResponse,
+    ChatResponseUpdate,
+    Content,
+    Message,
+    RetryPolicy,
+)
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -47,9 +55,13 @@ class OpenAIChatClient(BaseChatClient):
         base_url: Another OpenAI-compatible server (default: `OPENAI_BASE_URL`).
         client: An `openai.AsyncOpenAI` to use instead of building one.
         timeout: Seconds per request (the SDK's default otherwise).
-        max_retries: Retries of failed requests (the SDK's default otherwise).
+        max_retries: The SDK's own retries of failed requests: only with `retry=None`
+            (while agentry's policy retries, the SDK's retries are off, so that one
+            layer retries).
         default_headers: Headers sent with every request.
         middleware: Chat middleware.
+        retry: How failed calls are retried: rate limits, server errors, timeouts and
+            dropped connections (default: `RetryPolicy()`; `None`: not by agentry).
 
     Example:
         >>> from agentry import Agent
@@ -73,15 +85,19 @@ class OpenAIChatClient(BaseChatClient):
         max_retries: int | None = None,
         default_headers: dict[str, str] | None = None,
         middleware: Sequence[MiddlewareTypes] | None = None,
+        retry: RetryPolicy | None = RetryPolicy(),  # noqa: B008  # frozen, shared safely
     ) -> None:
-        super().__init__(middleware=middleware)
+        super().__init__(middleware=middleware, retry=retry)
         settings = OpenAISettings.resolve(
             model=model, api_key=api_key, base_url=base_url, model_env=_MODEL_ENV
         )
         self.model = settings.model
-        self.client = client or make_async_client(
-            settings, timeout=timeout, max_retries=max_retries, default_headers=default_headers
-        )
+        sdk_retries = sdk_max_retries(retry, max_retries)
+        if client is None:
+            client = make_async_client(
+                settings, timeout=timeout, max_retries=sdk_retries, default_headers=default_headers
+            )
+        self.client = without_sdk_retries(client, retry)
 
     @property
     def _create(self) -> Callable[..., Awaitable[Any]]:

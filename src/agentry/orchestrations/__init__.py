@@ -22,8 +22,9 @@ Example:
     ['writer', 'editor']
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from agentry.errors import lazy_exports
 from agentry.orchestrations._base import Orchestrator
 from agentry.orchestrations._concurrent import Aggregator, ConcurrentOrchestrator, last_messages
 from agentry.orchestrations._errors import OrchestrationError
@@ -107,10 +108,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    # The managers' answer models need pydantic: import it only when they are asked for.
-    if name in _LEDGERS:
-        from agentry.orchestrations import _ledgers
-
-        return getattr(_ledgers, name)
-    raise AttributeError(f"module 'agentry.orchestrations' has no attribute {name!r}")
+# The managers' answer models need pydantic: they load only when asked for.
+__getattr__, __dir__ = lazy_exports(
+    __name__, dict.fromkeys(_LEDGERS, "agentry.orchestrations._ledgers")
+)

@@ -10,12 +10,15 @@ import threading
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from agentry.errors import HistoryStoreError, SerializationError
 from agentry.observability import get_logger
 from agentry.sessions._providers import HistoryProvider, message_json
 from agentry.types import Message, load_json
+
+if TYPE_CHECKING:
+    from agentry.sessions._compaction import CompactionStrategy
 
 __all__ = ["FileHistoryProvider"]
 
@@ -44,6 +47,8 @@ class FileHistoryProvider(HistoryProvider):
         directory: Where the files live (created when missing).
         source_id: Attribution of its messages in the session context.
         fsync: Flush every append to the disk (safer, slower).
+        compaction: What of the conversation each model request sends (see
+            :class:`HistoryProvider`); the file keeps every message.
 
     Example:
         >>> provider = FileHistoryProvider("./history")
@@ -61,6 +66,7 @@ class FileHistoryProvider(HistoryProvider):
         store_inputs: bool = True,
         store_outputs: bool = True,
         store_context_messages: bool = False,
+        compaction: CompactionStrategy | None = None,
     ) -> None:
         super().__init__(
             source_id,
@@ -68,6 +74,7 @@ class FileHistoryProvider(HistoryProvider):
             store_inputs=store_inputs,
             store_outputs=store_outputs,
             store_context_messages=store_context_messages,
+            compaction=compaction,
         )
         self.directory = Path(directory)
         self.fsync = fsync

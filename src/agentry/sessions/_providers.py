@@ -12,6 +12,7 @@ from agentry.types import Message
 
 if TYPE_CHECKING:
     from agentry.protocols import SupportsAgentRun
+    from agentry.sessions._compaction import CompactionStrategy
     from agentry.sessions._session import AgentSession, SessionContext
 
 __all__ = ["ContextProvider", "HistoryProvider", "InMemoryHistoryProvider"]
@@ -64,6 +65,9 @@ class HistoryProvider(ContextProvider, ABC):
         store_inputs: Store the run's input messages.
         store_outputs: Store the run's response messages.
         store_context_messages: Also store messages other providers added.
+        compaction: What of the conversation each model request of a session run sends
+            (a :class:`CompactionStrategy`, such as `TokenBudgetCompaction(4000)`); the
+            stored history keeps every message. None sends it all.
     """
 
     def __init__(
@@ -74,12 +78,14 @@ class HistoryProvider(ContextProvider, ABC):
         store_inputs: bool = True,
         store_outputs: bool = True,
         store_context_messages: bool = False,
+        compaction: CompactionStrategy | None = None,
     ) -> None:
         super().__init__(source_id)
         self.load_messages = load_messages
         self.store_inputs = store_inputs
         self.store_outputs = store_outputs
         self.store_context_messages = store_context_messages
+        self.compaction = compaction
 
     @abstractmethod
     async def get_messages(
@@ -96,6 +102,21 @@ class HistoryProvider(ContextProvider, ABC):
         state: dict[str, object] | None = None,
     ) -> None:
         """Append messages to a session's history."""
+
+    async def compact(
+        self, messages: Sequence[Message], *, state: dict[str, object]
+    ) -> list[Message]:
+        """The messages one model request sends, shaped by `compaction` (all without one).
+
+        `state` is this provider's slot in the session state; the strategy keeps what it
+        reuses (a summary) under its `"compaction"` key.
+        """
+        if self.compaction is None:
+            return list(messages)
+        slot = state.get("compaction")
+        if not isinstance(slot, dict):
+            slot = state["compaction"] = {}
+        return await self.compaction.compact(messages, state=cast("dict[str, object]", slot))
 
     async def before_run(
         self,

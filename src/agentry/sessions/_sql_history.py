@@ -1,7 +1,8 @@
 """`SQLHistoryProvider`: session history in a SQL database (SQLite by default).
 
 Built on SQLAlchemy's asyncio engine, so the same provider serves a SQLite file on one
-machine and PostgreSQL (`postgresql+asyncpg://...`) when one machine is not enough.
+machine and PostgreSQL (`postgresql://...`) when one machine is not enough. Loaded on
+first use, so `import agentry` does not import SQLAlchemy.
 """
 
 from __future__ import annotations
@@ -12,13 +13,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from sqlalchemy import Column, Index, Integer, MetaData, String, Table, Text
+from sqlalchemy.ext.asyncio import AsyncEngine
+
 from agentry.errors import HistoryStoreError, SerializationError
 from agentry.sessions._providers import HistoryProvider, message_json
+from agentry.storage import PoolSettings, StoreDatabase
 from agentry.types import Message
 
 if TYPE_CHECKING:
-    from sqlalchemy import Table
-    from sqlalchemy.ext.asyncio import AsyncEngine
+    from agentry.sessions._compaction import CompactionStrategy
 
 __all__ = ["SQLHistoryProvider", "SQLiteHistoryProvider"]
 
@@ -26,14 +30,25 @@ __all__ = ["SQLHistoryProvider", "SQLiteHistoryProvider"]
 class SQLHistoryProvider(HistoryProvider):
     """Keeps history in one table: a row per message, in insertion order per session.
 
+    The table is versioned (see `agentry.storage`): it is created in an empty database,
+    upgraded when it is older than this agentry, and a newer one is refused.
+
     Args:
-        url: An async SQLAlchemy URL, such as `sqlite+aiosqlite:///history.db` or
-            `postgresql+asyncpg://user@host/db`; or pass `engine`.
+        url: A database URL (`postgresql://user@host/db`, `sqlite:///history.db`; the
+            async driver is chosen for you), or pass `engine`. Without either,
+            `$AGENTRY_DATABASE_URL`.
         engine: An existing `AsyncEngine` (shared with the rest of an application).
-        table_name: The table to use (created when missing).
+        table_name: The table to use.
+        pool: The connection pool of the engine made from `url`.
+        compaction: What of the conversation each model request sends (see
+            :class:`HistoryProvider`); the table keeps every message.
+
+    Raises:
+        StorageConfigError: Both `url` and `engine`, or neither and no
+            `$AGENTRY_DATABASE_URL`.
 
     Example:
-        >>> provider = SQLHistoryProvider("sqlite+aiosqlite:///history.db")
+        >>> provider = SQLHistoryProvider("sqlite:///history.db")
     """
 
     DEFAULT_SOURCE_ID = "sql_history"
@@ -44,11 +59,13 @@ class SQLHistoryProvider(HistoryProvider):
         *,
         engine: AsyncEngine | None = None,
         table_name: str = "agentry_messages",
+        pool: PoolSettings | None = None,
         source_id: str | None = None,
         load_messages: bool = True,
         store_inputs: bool = True,
         store_outputs: bool = True,
         store_context_messages: bool = False,
+        compaction: CompactionStrategy | None = None,
     ) -> None:
         super().__init__(
             source_id,
@@ -56,51 +73,32 @@ class SQLHistoryProvider(HistoryProvider):
             store_inputs=store_inputs,
             store_outputs=store_outputs,
             store_context_messages=store_context_messages,
+            compaction=compaction,
         )
-        if (url is None) == (engine is None):
-            raise ValueError("SQLHistoryProvider needs exactly one of url= or engine=")
-        self._url = url
-        self._engine = engine
-        self._table_name = table_name
-        self._table: Table | None = None
-        self._ready: asyncio.Lock | None = None
+        self._table = _history_table(table_name)
+        self._database = StoreDatabase(
+            type(self).__name__,
+            self._table,
+            url=url,
+            engine=engine,
+            pool=pool,
+            open_error=lambda error: HistoryStoreError(
+                f"cannot open the history table {table_name!r}: {error}"
+            ),
+        )
         self._session_locks: dict[str, asyncio.Lock] = {}
 
+    async def prepare(self) -> None:
+        """Open the database and bring the history table to this agentry's version (done on
+        first use too; `agentry db upgrade` calls it ahead of a deployment).
+
+        Raises:
+            SchemaVersionError: The database holds a newer version of the table.
+        """
+        await self._database.engine()
+
     async def _setup(self) -> tuple[AsyncEngine, Table]:
-        if self._table is not None and self._engine is not None:
-            return self._engine, self._table
-        if self._ready is None:
-            self._ready = asyncio.Lock()
-        async with self._ready:
-            if self._table is None:
-                from sqlalchemy import Column, Index, Integer, MetaData, String, Table, Text
-                from sqlalchemy.ext.asyncio import create_async_engine
-
-                if self._engine is None:
-                    assert self._url is not None
-                    self._engine = create_async_engine(self._url)
-                metadata = MetaData()
-                table = Table(
-                    self._table_name,
-                    metadata,
-                    Column("id", Integer, primary_key=True, autoincrement=True),
-                    Column("session_id", String(256), nullable=False),
-                    Column("message", Text, nullable=False),
-                    Index(f"ix_{self._table_name}_session", "session_id", "id"),
-                )
-                from sqlalchemy.exc import SQLAlchemyError
-
-                try:
-                    async with self._engine.begin() as connection:
-                        await connection.run_sync(metadata.create_all)
-                except SQLAlchemyError as error:
-                    raise HistoryStoreError(
-                        f"cannot open the history table {self._table_name!r}: {error}"
-                    ) from error
-                self._table = table
-        assert self._engine is not None
-        assert self._table is not None
-        return self._engine, self._table
+        return await self._database.engine(), self._table
 
     async def get_messages(
         self, session_id: str, *, state: dict[str, object] | None = None
@@ -155,8 +153,18 @@ class SQLHistoryProvider(HistoryProvider):
 
     async def close(self) -> None:
         """Release the database connections (only those of an engine it created)."""
-        if self._engine is not None and self._url is not None:
-            await self._engine.dispose()
+        await self._database.close()
+
+
+def _history_table(name: str) -> Table:
+    return Table(
+        name,
+        MetaData(),
+        Column("id", Integer, primary_key=True, autoincrement=True),
+        Column("session_id", String(256), nullable=False),
+        Column("message", Text, nullable=False),
+        Index(f"ix_{name}_session", "session_id", "id"),
+    )
 
 
 class SQLiteHistoryProvider(SQLHistoryProvider):
@@ -178,6 +186,7 @@ class SQLiteHistoryProvider(SQLHistoryProvider):
         store_inputs: bool = True,
         store_outputs: bool = True,
         store_context_messages: bool = False,
+        compaction: CompactionStrategy | None = None,
     ) -> None:
         file = Path(path)
         file.parent.mkdir(parents=True, exist_ok=True)
@@ -189,5 +198,6 @@ class SQLiteHistoryProvider(SQLHistoryProvider):
             store_inputs=store_inputs,
             store_outputs=store_outputs,
             store_context_messages=store_context_messages,
+            compaction=compaction,
         )
         self.path = file

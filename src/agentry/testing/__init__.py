@@ -9,8 +9,9 @@ brings). The model double for agents is
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from agentry.errors import lazy_exports
 from agentry.testing._exchanges import Exchange, load_exchanges, save_exchanges
 
 if TYPE_CHECKING:
@@ -20,13 +21,10 @@ if TYPE_CHECKING:
 __all__ = ["Exchange", "RecordingTransport", "ReplayServer", "load_exchanges", "save_exchanges"]
 
 
-def __getattr__(name: str) -> Any:
-    if name == "ReplayServer":
-        from agentry.testing._replay import ReplayServer
-
-        return ReplayServer
-    if name == "RecordingTransport":
-        from agentry.testing._recorder import RecordingTransport
-
-        return RecordingTransport
-    raise AttributeError(f"module 'agentry.testing' has no attribute {name!r}")
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "RecordingTransport": "agentry.testing._recorder",
+        "ReplayServer": "agentry.testing._replay",
+    },
+)

@@ -33,6 +33,7 @@ class SignatureModel:
         self._tool_name = tool_name
         self._model = model
         self._schema = dict(schema) if schema is not None else None
+        self._field_names = tuple(model.model_fields) if model is not None else ()
 
     def json_schema(self) -> dict[str, Any]:
         """The JSON schema of the arguments object."""
@@ -52,11 +53,13 @@ class SignatureModel:
             )
         if self._model is None:
             return self._validate_against_schema(arguments)
-        from pydantic import ValidationError
-
         try:
             instance = self._model.model_validate(arguments)
-        except ValidationError as error:
+        except Exception as error:
+            from pydantic import ValidationError
+
+            if not isinstance(error, ValidationError):
+                raise
             problems = "; ".join(
                 f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}"
                 for e in error.errors()
@@ -64,7 +67,7 @@ class SignatureModel:
             raise ToolArgumentsError(
                 f"invalid arguments for tool {self._tool_name!r}: {problems}"
             ) from None
-        return {name: getattr(instance, name) for name in type(instance).model_fields}
+        return {name: getattr(instance, name) for name in self._field_names}
 
     def _validate_against_schema(self, arguments: Mapping[str, object]) -> dict[str, Any]:
         schema = self.json_schema()

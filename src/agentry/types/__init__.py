@@ -17,9 +17,12 @@ from agentry.types._message import (
 )
 from agentry.types._options import ChatOptions, ToolMode, check_chat_options, merge_chat_options
 from agentry.types._responses import AgentResponse, ChatResponse
+from agentry.types._retry import RetryPolicy, is_transient_error
 from agentry.types._serialization import SerializationMixin
 from agentry.types._stream import ResponseStream
+from agentry.types._structured_output import parse_structured_output
 from agentry.types._updates import AgentResponseUpdate, ChatResponseUpdate, FinishReason
+from agentry.types._usage import UsageLimits
 from agentry.types._validation import check_fields, load_json, stored_fields
 
 __all__ = [
@@ -37,16 +40,20 @@ __all__ = [
     "JsonValue",
     "Message",
     "ResponseStream",
+    "RetryPolicy",
     "RoleLiteral",
     "SerializationMixin",
     "ToolMode",
     "UsageDetails",
+    "UsageLimits",
     "add_usage_details",
     "check_chat_options",
     "check_fields",
+    "is_transient_error",
     "load_json",
     "merge_chat_options",
     "normalize_messages",
+    "parse_structured_output",
     "stored_fields",
     "suggest_keywords",
     "unknown_names_message",

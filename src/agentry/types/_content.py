@@ -589,15 +589,8 @@ class Content:
 
     def merge(self, other: Content) -> Content:
         """A new content: this one continued by `other` (see :meth:`can_merge`)."""
-        if self.type == "function_call":
-            merged = self.copy()
-            merged.arguments = _join_arguments(self.arguments, other.arguments)
-            merged.name = self.name or other.name
-            return merged
         merged = self.copy()
-        merged.text = (self.text or "") + (other.text or "")
-        if other.protected_data:
-            merged.protected_data = other.protected_data
+        extend_content(merged, other)
         return merged
 
     # endregion
@@ -683,6 +676,21 @@ def _checked_credentials(credentials: object) -> dict[str, str]:
                 f"the entry {key!r} holds a {type(value).__name__}"
             )
     return {str(k): str(v) for k, v in items.items()}
+
+
+def extend_content(content: Content, other: Content) -> None:
+    """Continue `content` by `other` in place (see `Content.can_merge`).
+
+    A stream's fold extends its own copy of a content chunk after chunk, where
+    `Content.merge` would copy it for each.
+    """
+    if content.type == "function_call":
+        content.arguments = _join_arguments(content.arguments, other.arguments)
+        content.name = content.name or other.name
+        return
+    content.text = (content.text or "") + (other.text or "")
+    if other.protected_data:
+        content.protected_data = other.protected_data
 
 
 def _join_arguments(

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Literal, TypeAlias, TypedDict
 
 from agentry.types._keywords import closest_name
+from agentry.types._retry import RetryPolicy
 
 __all__ = ["ChatOptions", "ToolMode", "check_chat_options", "merge_chat_options"]
 
@@ -44,7 +45,8 @@ class ChatOptions(TypedDict, total=False):
     tool_choice: ToolChoice
     allow_multiple_tool_calls: bool
     response_format: Any
-    """A pydantic model class or a JSON schema dict; the response's `value` is parsed with it."""
+    """A pydantic model class or a JSON schema dict; the response's `value` is parsed with it
+    (an agent run validates its answer and asks again: `Agent(output_retries=...)`)."""
     instructions: str
     metadata: dict[str, Any]
     user: str
@@ -52,6 +54,9 @@ class ChatOptions(TypedDict, total=False):
     conversation_id: str
     additional_properties: dict[str, Any]
     """Provider-specific request fields, passed through as they are."""
+    retry: RetryPolicy
+    """How failed model calls are retried, in place of the client's policy (never sent to
+    the model; `RetryPolicy(max_attempts=1)` turns retries off)."""
 
 
 @functools.cache

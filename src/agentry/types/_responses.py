@@ -6,17 +6,16 @@ the two never disagree.
 
 from __future__ import annotations
 
-import json
 import uuid
 from collections.abc import AsyncIterable, Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, cast
 
-from typing_extensions import TypedDict
+from typing_extensions import TypedDict, TypeVar
 
-from agentry.errors import StructuredOutputError
-from agentry.types._content import Content, UsageDetails, add_usage_details
+from agentry.types._content import Content, UsageDetails, add_usage_details, extend_content
 from agentry.types._message import Message, StoredMessage, message_from_stored
 from agentry.types._serialization import SerializationMixin
+from agentry.types._structured_output import parse_structured_output
 from agentry.types._updates import (
     AgentResponseUpdate,
     ChatResponseUpdate,
@@ -28,9 +27,12 @@ from agentry.types._validation import check_fields, stored_fields
 if TYPE_CHECKING:
     from typing_extensions import Self
 
-__all__ = ["AgentResponse", "ChatResponse", "parse_structured_output"]
+__all__ = ["AgentResponse", "ChatResponse"]
 
 _UpdateT = TypeVar("_UpdateT", bound=ResponseUpdateBase)
+ValueT = TypeVar("ValueT", default=Any)
+"""The type of a response's structured `value`: the response format's model class, or
+`Any` when the format is a JSON schema dict or none was asked for."""
 
 
 @stored_fields
@@ -54,7 +56,7 @@ class _StoredAgentResponse(_StoredResponse, total=False):
     agent_id: str | None
 
 
-class _ResponseBase(SerializationMixin, Generic[_UpdateT]):
+class _ResponseBase(SerializationMixin, Generic[_UpdateT, ValueT]):
     """Fields shared by chat and agent responses, and folding streams of updates."""
 
     __slots__ = (
@@ -106,17 +108,27 @@ class _ResponseBase(SerializationMixin, Generic[_UpdateT]):
         return "\n".join(text for text in (m.text for m in self.messages) if text)
 
     @property
-    def value(self) -> Any:
-        """The structured output: `text` parsed with the run's `response_format`.
+    def value(self) -> ValueT:
+        """The structured output: the answer parsed with the `response_format`.
 
-        `None` when no response format was asked for.
+        The answer is the text of the last assistant message (earlier ones may be answers
+        that did not validate and were asked again). `None` when no response format was
+        asked for.
 
         Raises:
-            StructuredOutputError: The text does not match the response format.
+            OutputValidationError: The answer does not validate against the format.
         """
         if self._value is None and self.response_format is not None:
-            self._value = parse_structured_output(self.text, self.response_format)
-        return self._value
+            self._value = parse_structured_output(self.answer_text, self.response_format)
+        return cast("ValueT", self._value)
+
+    @property
+    def answer_text(self) -> str:
+        """The text of the last assistant message that has text: the final answer."""
+        for message in reversed(self.messages):
+            if message.role == "assistant" and message.text:
+                return message.text
+        return ""
 
     @property
     def user_input_requests(self) -> list[Content]:
@@ -188,7 +200,7 @@ class _ResponseBase(SerializationMixin, Generic[_UpdateT]):
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
             return NotImplemented
-        return self.to_dict() == cast("_ResponseBase[Any]", other).to_dict()
+        return self.to_dict() == cast("_ResponseBase[Any, Any]", other).to_dict()
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -196,8 +208,10 @@ class _ResponseBase(SerializationMixin, Generic[_UpdateT]):
         return f"{type(self).__name__}(messages={self.messages!r})"
 
 
-class ChatResponse(_ResponseBase[ChatResponseUpdate]):
+class ChatResponse(_ResponseBase[ChatResponseUpdate, ValueT]):
     """A chat client's response: the messages the model produced, and usage.
+
+    Generic in the type of its structured `value` (`ChatResponse[Person]`).
 
     Example:
         >>> ChatResponse(messages=[Message(role="assistant", contents=["Hi!"])]).text
@@ -239,8 +253,11 @@ class ChatResponse(_ResponseBase[ChatResponseUpdate]):
         self.model = model
 
 
-class AgentResponse(_ResponseBase[AgentResponseUpdate]):
+class AgentResponse(_ResponseBase[AgentResponseUpdate, ValueT]):
     """The result of an agent run: the messages it produced, usage, and structured output.
+
+    Generic in the type of its structured `value`: `agent.run(..., response_format=Person)`
+    returns an `AgentResponse[Person]`.
 
     Example:
         >>> AgentResponse(messages=[Message(role="assistant", contents=["Done."])]).text
@@ -298,7 +315,7 @@ def _distinct_ids(messages: list[Message]) -> list[str | None]:
 
 
 def _fold(
-    response: _ResponseBase[Any],
+    response: _ResponseBase[Any, Any],
     updates: Iterable[ResponseUpdateBase],
     *,
     extra_fields: tuple[str, ...],
@@ -308,6 +325,7 @@ def _fold(
     (the common ones and `extra_fields`)."""
     messages = response.messages
     current: Message | None = None
+    merged: Content | None = None  # the fold's own copy of the last content, extended in place
     for update in updates:
         role = update.role
         message_id = update.message_id
@@ -335,7 +353,10 @@ def _fold(
                     response.usage_details, content.usage_details
                 )
             elif contents and contents[-1].can_merge(content):
-                contents[-1] = contents[-1].merge(content)
+                last = contents[-1]
+                if last is not merged:
+                    last = merged = contents[-1] = last.copy()
+                extend_content(last, content)
             else:
                 contents.append(content)
         if update.response_id is not None:
@@ -351,31 +372,3 @@ def _fold(
                 setattr(response, field, value)
     # A message that only carried usage has nothing left to say.
     response.messages = [m for m in messages if m.contents]
-
-
-def parse_structured_output(text: str, response_format: object) -> Any:
-    """Parse `text` with a pydantic model class or, for a JSON schema dict, as JSON.
-
-    Raises:
-        StructuredOutputError: `text` does not match.
-    """
-    if isinstance(response_format, Mapping):
-        try:
-            return json.loads(text)
-        except json.JSONDecodeError as error:
-            raise StructuredOutputError(
-                f"the model's answer is not the JSON the response format asks for: {error}"
-            ) from None
-    validate_json = getattr(response_format, "model_validate_json", None)
-    if validate_json is None:
-        raise StructuredOutputError(
-            f"response_format must be a pydantic model class or a JSON schema dict, "
-            f"not {response_format!r}"
-        )
-    try:
-        return validate_json(text)
-    except ValueError as error:
-        name = getattr(response_format, "__name__", "the response format")
-        raise StructuredOutputError(
-            f"the model's answer does not validate as {name}: {error}"
-        ) from None

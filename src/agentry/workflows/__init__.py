@@ -19,6 +19,8 @@ Example:
     ['result: 42']
 """
 
+from typing import TYPE_CHECKING
+
 from agentry.workflows._agent_executor import (
     AgentExecutor,
     AgentExecutorRequest,
@@ -68,14 +70,16 @@ from agentry.workflows._function_executor import FunctionExecutor, executor
 from agentry.workflows._handlers import handler, response_handler
 from agentry.workflows._invocation import ExecutorInvoker, Invocation
 from agentry.workflows._result import WorkflowRunResult
-from agentry.workflows._sql_checkpoint import SQLCheckpointStorage
 from agentry.workflows._sqlite_checkpoint import SQLiteCheckpointStorage
 from agentry.workflows._sub_workflow import WorkflowExecutor
 from agentry.workflows._validation import validate_workflow_graph
 from agentry.workflows._viz import WorkflowViz
-from agentry.workflows._workflow import DEFAULT_MAX_ITERATIONS, Workflow
+from agentry.workflows._workflow import DEFAULT_MAX_ITERATIONS, Workflow, WorkflowRunOptions
 from agentry.workflows._workflow_agent import WorkflowAgent
 from agentry.workflows._workflow_run import WorkflowRun
+
+if TYPE_CHECKING:
+    from agentry.workflows._sql_checkpoint import SQLCheckpointStorage
 
 __all__ = [
     "DEFAULT_MAX_ITERATIONS",
@@ -121,6 +125,7 @@ __all__ = [
     "WorkflowException",
     "WorkflowExecutor",
     "WorkflowRun",
+    "WorkflowRunOptions",
     "WorkflowRunResult",
     "WorkflowRunState",
     "WorkflowRunnerException",
@@ -132,3 +137,12 @@ __all__ = [
     "response_handler",
     "validate_workflow_graph",
 ]
+
+
+def __getattr__(name: str) -> object:
+    # SQLAlchemy loads with the SQL storage only, so importing workflows stays light.
+    if name == "SQLCheckpointStorage":
+        from agentry.workflows._sql_checkpoint import SQLCheckpointStorage
+
+        return SQLCheckpointStorage
+    raise AttributeError(f"module 'agentry.workflows' has no attribute {name!r}")

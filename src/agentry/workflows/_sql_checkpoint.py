@@ -1,15 +1,16 @@
 """`SQLCheckpointStorage`: checkpoints in any SQL database SQLAlchemy's asyncio engine reaches.
 
-Use it for PostgreSQL (`postgresql+asyncpg://...`) and other servers; the embedded default,
+Use it for PostgreSQL (`postgresql://...`) and other servers; the embedded default,
 `SQLiteCheckpointStorage`, keeps the same table in a SQLite file without SQLAlchemy. Each
 save is one transaction: a crash mid-save rolls back, and older checkpoints are never touched.
 """
 
 from __future__ import annotations
 
-import asyncio
-from typing import TYPE_CHECKING
+from sqlalchemy import Column, Index, Integer, MetaData, String, Table, Text
+from sqlalchemy.ext.asyncio import AsyncEngine
 
+from agentry.storage import PoolSettings, StoreDatabase
 from agentry.workflows._checkpoint import (
     CheckpointStorage,
     WorkflowCheckpoint,
@@ -17,24 +18,29 @@ from agentry.workflows._checkpoint import (
 )
 from agentry.workflows._errors import WorkflowCheckpointException
 
-if TYPE_CHECKING:
-    from sqlalchemy import Table
-    from sqlalchemy.ext.asyncio import AsyncEngine
-
 __all__ = ["SQLCheckpointStorage"]
 
 
 class SQLCheckpointStorage(CheckpointStorage):
     """Keeps checkpoints in one table: a row per checkpoint, its JSON in a text column.
 
+    The table is versioned (see `agentry.storage`): it is created in an empty database,
+    upgraded when it is older than this agentry, and a newer one is refused.
+
     Args:
-        url: An async SQLAlchemy URL (`sqlite+aiosqlite:///file.db`,
-            `postgresql+asyncpg://user@host/db`); or pass `engine`.
+        url: A database URL (`postgresql://user@host/db`, `sqlite:///checkpoints.db`;
+            the async driver is chosen for you), or pass `engine`. Without either,
+            `$AGENTRY_DATABASE_URL`.
         engine: An existing `AsyncEngine` to share.
-        table_name: The table (created when missing).
+        table_name: The table.
+        pool: The connection pool of the engine made from `url`.
+
+    Raises:
+        StorageConfigError: Both `url` and `engine`, or neither and no
+            `$AGENTRY_DATABASE_URL`.
 
     Example:
-        >>> storage = SQLCheckpointStorage("sqlite+aiosqlite:///checkpoints.db")
+        >>> storage = SQLCheckpointStorage("sqlite:///checkpoints.db")
     """
 
     def __init__(
@@ -43,51 +49,31 @@ class SQLCheckpointStorage(CheckpointStorage):
         *,
         engine: AsyncEngine | None = None,
         table_name: str = "agentry_workflow_checkpoints",
+        pool: PoolSettings | None = None,
     ) -> None:
-        if (url is None) == (engine is None):
-            raise ValueError("SQLCheckpointStorage needs exactly one of url= or engine=")
-        self._url = url
-        self._engine = engine
-        self._table_name = table_name
-        self._table: Table | None = None
-        self._ready: asyncio.Lock | None = None
+        self._table = _checkpoint_table(table_name)
+        self._database = StoreDatabase(
+            type(self).__name__,
+            self._table,
+            url=url,
+            engine=engine,
+            pool=pool,
+            open_error=lambda error: WorkflowCheckpointException(
+                f"cannot open the checkpoint table {table_name!r}: {error}"
+            ),
+        )
+
+    async def prepare(self) -> None:
+        """Open the database and bring the checkpoint table to this agentry's version (done on
+        first use too; `agentry db upgrade` calls it ahead of a deployment).
+
+        Raises:
+            SchemaVersionError: The database holds a newer version of the table.
+        """
+        await self._database.engine()
 
     async def _setup(self) -> tuple[AsyncEngine, Table]:
-        if self._table is not None and self._engine is not None:
-            return self._engine, self._table
-        if self._ready is None:
-            self._ready = asyncio.Lock()
-        async with self._ready:
-            if self._table is None:
-                from sqlalchemy import Column, Index, Integer, MetaData, String, Table, Text
-                from sqlalchemy.ext.asyncio import create_async_engine
-
-                if self._engine is None:
-                    assert self._url is not None
-                    self._engine = create_async_engine(self._url)
-                metadata = MetaData()
-                table = Table(
-                    self._table_name,
-                    metadata,
-                    Column("seq", Integer, primary_key=True, autoincrement=True),
-                    Column("checkpoint_id", String(128), nullable=False, unique=True),
-                    Column("workflow_name", String(256), nullable=False),
-                    Column("document", Text, nullable=False),
-                    Index(f"ix_{self._table_name}_workflow", "workflow_name", "seq"),
-                )
-                from sqlalchemy.exc import SQLAlchemyError
-
-                try:
-                    async with self._engine.begin() as connection:
-                        await connection.run_sync(metadata.create_all)
-                except SQLAlchemyError as error:
-                    raise WorkflowCheckpointException(
-                        f"cannot open the checkpoint table {self._table_name!r}: {error}"
-                    ) from error
-                self._table = table
-        assert self._engine is not None
-        assert self._table is not None
-        return self._engine, self._table
+        return await self._database.engine(), self._table
 
     async def save(self, checkpoint: WorkflowCheckpoint) -> str:
         from sqlalchemy import delete
@@ -169,5 +155,16 @@ class SQLCheckpointStorage(CheckpointStorage):
 
     async def close(self) -> None:
         """Release the database connections (only those of an engine it created)."""
-        if self._engine is not None and self._url is not None:
-            await self._engine.dispose()
+        await self._database.close()
+
+
+def _checkpoint_table(name: str) -> Table:
+    return Table(
+        name,
+        MetaData(),
+        Column("seq", Integer, primary_key=True, autoincrement=True),
+        Column("checkpoint_id", String(128), nullable=False, unique=True),
+        Column("workflow_name", String(256), nullable=False),
+        Column("document", Text, nullable=False),
+        Index(f"ix_{name}_workflow", "workflow_name", "seq"),
+    )

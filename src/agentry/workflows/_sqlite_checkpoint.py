@@ -4,7 +4,9 @@ It uses the standard library's `sqlite3` on a worker thread rather than an async
 a workflow process starts in a fraction of the time, and one small transaction per save
 needs no more. The file runs in WAL mode; each save is a single `BEGIN IMMEDIATE`
 transaction, so a crash (even a kill mid-save) leaves every committed checkpoint intact.
-The table matches `SQLCheckpointStorage`'s, so either can read a file the other wrote.
+The table matches `SQLCheckpointStorage`'s, so either can read a file the other wrote, and
+its version is recorded the same way (see `agentry.storage`): a file written by a newer
+agentry is refused.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
+from agentry.storage import ensure_sqlite_schema
 from agentry.workflows._checkpoint import (
     CheckpointStorage,
     WorkflowCheckpoint,
@@ -36,7 +39,7 @@ class SQLiteCheckpointStorage(CheckpointStorage):
 
     Args:
         path: The database file (created, with its directory, when missing).
-        table_name: The table (created when missing).
+        table_name: The table (created when missing; a newer version is refused).
 
     Example:
         >>> storage = SQLiteCheckpointStorage(".agentry/checkpoints.db")
@@ -58,19 +61,27 @@ class SQLiteCheckpointStorage(CheckpointStorage):
             connection = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
             connection.execute("PRAGMA journal_mode=WAL")
             connection.execute("PRAGMA synchronous=NORMAL")
-            connection.execute(
-                f"CREATE TABLE IF NOT EXISTS {self._table} ("
-                "seq INTEGER PRIMARY KEY AUTOINCREMENT, "
-                "checkpoint_id VARCHAR(128) NOT NULL UNIQUE, "
-                "workflow_name VARCHAR(256) NOT NULL, "
-                "document TEXT NOT NULL)"
-            )
-            connection.execute(
-                f"CREATE INDEX IF NOT EXISTS ix_{self._table}_workflow "
-                f"ON {self._table} (workflow_name, seq)"
-            )
+            try:
+                ensure_sqlite_schema(connection, self._table, [self._create_table])
+            except BaseException:
+                connection.close()
+                raise
             self._connection = connection
         return self._connection
+
+    def _create_table(self, connection: sqlite3.Connection) -> None:
+        # The layout of SQLCheckpointStorage's table, version 1.
+        connection.execute(
+            f"CREATE TABLE IF NOT EXISTS {self._table} ("
+            "seq INTEGER PRIMARY KEY AUTOINCREMENT, "
+            "checkpoint_id VARCHAR(128) NOT NULL UNIQUE, "
+            "workflow_name VARCHAR(256) NOT NULL, "
+            "document TEXT NOT NULL)"
+        )
+        connection.execute(
+            f"CREATE INDEX IF NOT EXISTS ix_{self._table}_workflow "
+            f"ON {self._table} (workflow_name, seq)"
+        )
 
     async def _run(self, action: str, work: Callable[[sqlite3.Connection], _T]) -> _T:
         def locked() -> _T:

@@ -9,10 +9,11 @@ edge checks of `WorkflowBuilder.build()`.
 from __future__ import annotations
 
 import collections.abc as abc
+import functools
 import types
 import typing
 from collections.abc import Callable
-from typing import Any, TypeVar, cast
+from typing import Any, ParamSpec, TypeVar, cast
 
 from typing_extensions import Never, TypeAliasType
 
@@ -23,6 +24,9 @@ __all__ = [
     "is_type_compatible",
     "type_name",
 ]
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
 
 _UNION_TYPES: tuple[Any, ...] = (typing.Union, types.UnionType)
 _NEVER: tuple[Any, ...] = (Never, typing.NoReturn)
@@ -44,17 +48,40 @@ def _strip(tp: object) -> Any:
             return tp
 
 
+def _memoized(function: Callable[_P, _R]) -> Callable[_P, _R]:
+    """`function`, remembering its results for hashable arguments.
+
+    Annotations are immutable, so what is read from one holds for good; a workflow built
+    again (each durable run builds its own) asks again about the same annotations. An
+    annotation that cannot be hashed (one whose `Annotated` extras are dicts, say) is
+    looked at afresh each time.
+    """
+    remembered = functools.lru_cache(maxsize=4096)(function)
+
+    @functools.wraps(function)
+    def call(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        try:
+            hash(args)
+        except TypeError:
+            return function(*args, **kwargs)
+        return remembered(*args, **kwargs)
+
+    return call
+
+
 def flatten_union(tp: object) -> list[Any]:
     """The members of a union (or `[tp]`); `Never` gives an empty list."""
+    return list(_union_members(tp))
+
+
+@_memoized
+def _union_members(tp: object) -> tuple[Any, ...]:
     tp = _strip(tp)
     if tp in _NEVER:
-        return []
+        return ()
     if typing.get_origin(tp) in _UNION_TYPES:
-        members: list[object] = []
-        for arg in typing.get_args(tp):
-            members.extend(flatten_union(arg))
-        return members
-    return [tp]
+        return tuple(member for arg in typing.get_args(tp) for member in _union_members(arg))
+    return (tp,)
 
 
 def type_name(tp: Any) -> str:
@@ -107,8 +134,10 @@ class TypeMatcher:
         return best if self.classes is not None else best + 1_000
 
 
+@_memoized
 def compile_matcher(annotation: object) -> TypeMatcher:
-    """Compile an annotation into a `TypeMatcher`."""
+    """Compile an annotation into a `TypeMatcher` (one per annotation: matchers do not
+    change)."""
     return TypeMatcher(annotation)
 
 
@@ -208,6 +237,7 @@ def _compile_generic(
     return (lambda value: isinstance(value, base)), (base,), (base,)
 
 
+@_memoized
 def is_type_compatible(source: object, target: object) -> bool:
     """Whether a value declared as `source` can be accepted by a handler of `target`.
 

@@ -10,6 +10,8 @@ from collections.abc import AsyncIterator, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, overload
 
+from typing_extensions import TypedDict, Unpack
+
 from agentry.types import ResponseStream
 from agentry.workflows._checkpoint import CheckpointStorage, WorkflowCheckpoint
 from agentry.workflows._edge_runner import compile_routers
@@ -26,7 +28,21 @@ from agentry.workflows._typing import type_name
 if TYPE_CHECKING:
     from agentry.workflows._workflow_agent import WorkflowAgent
 
-__all__ = ["DEFAULT_MAX_ITERATIONS", "OutputKind", "Workflow"]
+__all__ = ["DEFAULT_MAX_ITERATIONS", "OutputKind", "Workflow", "WorkflowRunOptions"]
+
+
+class WorkflowRunOptions(TypedDict, total=False):
+    """The keyword arguments `Workflow.run` takes besides `message` and `stream`."""
+
+    responses: Mapping[str, object] | None
+    """Answers to pending requests, by request id."""
+    checkpoint_id: str | None
+    """Resume the run saved in this checkpoint."""
+    checkpoint_storage: CheckpointStorage | None
+    """Where to load from and save checkpoints to (default: the builder's storage)."""
+    include_status_events: bool
+    """Keep `"status"` events in a non-streaming result."""
+
 
 DEFAULT_MAX_ITERATIONS = 100
 OutputKind = Literal["output", "intermediate"] | None
@@ -151,10 +167,7 @@ class Workflow:
         message: object = None,
         *,
         stream: Literal[False] = False,
-        responses: Mapping[str, object] | None = None,
-        checkpoint_id: str | None = None,
-        checkpoint_storage: CheckpointStorage | None = None,
-        include_status_events: bool = False,
+        **run_options: Unpack[WorkflowRunOptions],
     ) -> Coroutine[Any, Any, WorkflowRunResult]: ...
 
     @overload
@@ -163,10 +176,7 @@ class Workflow:
         message: object = None,
         *,
         stream: Literal[True],
-        responses: Mapping[str, object] | None = None,
-        checkpoint_id: str | None = None,
-        checkpoint_storage: CheckpointStorage | None = None,
-        include_status_events: bool = False,
+        **run_options: Unpack[WorkflowRunOptions],
     ) -> ResponseStream[WorkflowEvent[Any], WorkflowRunResult]: ...
 
     def run(

@@ -1,0 +1,198 @@
+"""The A2A server's stores on one database, sharing one engine (a SQLite file or
+PostgreSQL by URL): a2a-sdk's task tables with their versions and events, the servers'
+leases, and the sessions of its contexts. Each is a versioned component of
+`agentry.storage`, so `agentry db upgrade` prepares them and a newer one is refused."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import cast
+
+import sqlalchemy as sa
+from a2a.server.cluster import DatabaseTaskEventStream, VersionedDatabaseTaskStore
+from a2a.server.models import TaskEventModel, TaskModel, TaskVersionModel, create_task_model
+from a2a.server.tasks import DatabaseTaskStore
+from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.orm import DeclarativeBase
+from typing_extensions import override
+
+from agentry.a2a._database import server_engine
+from agentry.a2a._leases import LEASES_SCHEMA, owner_from_context
+from agentry.a2a._sessions import DEFAULT_DATABASE
+from agentry.a2a._sql_sessions import SQLContextSessionStore
+from agentry.storage import (
+    PoolSettings,
+    Schema,
+    create_tables,
+    default_database_url,
+    ensure_schema,
+    safe_url,
+)
+
+__all__ = [
+    "LEGACY_TASKS_TABLE",
+    "TASKS_TABLE",
+    "A2AStores",
+    "TaskTableStore",
+    "describe_database",
+    "prepare_database",
+    "resolve_database",
+]
+
+TASKS_TABLE = "agentry_a2a_tasks"
+"""The table of A2A tasks (a2a-sdk's layout)."""
+LEGACY_TASKS_TABLE = "tasks"
+"""a2a-sdk's default name, used by servers before tables were versioned; renamed on start."""
+
+
+_models: dict[str, type[TaskModel]] = {}
+
+
+def _task_model(table: str) -> type[TaskModel]:
+    # a2a-sdk declares a model each time it is asked for a table name: declare each once,
+    # on a base of its own, so that its metadata holds its table alone.
+    if table not in _models:
+
+        class TaskTables(DeclarativeBase):
+            pass
+
+        _models[table] = create_task_model(table, base=TaskTables)
+    return _models[table]
+
+
+def _task_table(name: str) -> sa.Table:
+    table = _task_model(name).__table__
+    assert isinstance(table, sa.Table)
+    return cast("sa.Table", table)  # a2a-sdk declares it untyped
+
+
+def _tasks_schema(table: str) -> Schema:
+    def create_or_adopt(connection: sa.Connection) -> None:
+        model_table = _task_table(table)
+        inspector = sa.inspect(connection)
+        if (
+            table == TASKS_TABLE
+            and not inspector.has_table(table)
+            and inspector.has_table(LEGACY_TASKS_TABLE)
+        ):
+            _rename_legacy_table(connection, model_table)
+        create_tables(connection, model_table.metadata)
+
+    # Version 1: the task table of a2a-sdk 1.x; version 2: the tables of its versioned
+    # store (each task's version, and its events for servers following it).
+    return Schema(table, (create_or_adopt, _create_cluster_tables))
+
+
+def _create_cluster_tables(connection: sa.Connection) -> None:
+    for model in (TaskVersionModel, TaskEventModel):
+        table = model.__table__
+        assert isinstance(table, sa.Table)
+        create_tables(connection, _only(table))
+
+
+def _only(table: sa.Table) -> sa.MetaData:
+    metadata = sa.MetaData()
+    table.to_metadata(metadata)
+    return metadata
+
+
+def _rename_legacy_table(connection: sa.Connection, target: sa.Table) -> None:
+    legacy = _task_table(LEGACY_TASKS_TABLE)
+    found = {column["name"] for column in sa.inspect(connection).get_columns(LEGACY_TASKS_TABLE)}
+    if not {column.name for column in legacy.columns} <= found:
+        return  # someone else's table named `tasks`: leave it alone
+    for index in legacy.indexes:
+        index.drop(connection)
+    connection.execute(
+        sa.text(f"ALTER TABLE {LEGACY_TASKS_TABLE} RENAME TO {target.name}")  # fixed names
+    )
+    for index in target.indexes:
+        index.create(connection)
+
+
+class TaskTableStore(VersionedDatabaseTaskStore):
+    """a2a-sdk's versioned task store on agentry's task table, whose tables are created
+    and upgraded by agentry's versioned schemas; tasks belong to their owner (see
+    `owner_from_context`), so a sweep can fail another server's tasks.
+
+    Args:
+        engine: The database's engine.
+        table: The task table.
+    """
+
+    def __init__(self, engine: AsyncEngine, *, table: str = TASKS_TABLE) -> None:
+        super().__init__(engine, create_table=False, owner_resolver=owner_from_context)
+        tasks = self.as_task_store
+        assert isinstance(tasks, DatabaseTaskStore)
+        tasks.task_model = _task_model(table)
+        self.engine = engine
+        self.table = _task_table(table)
+        self._schema = _tasks_schema(table)
+
+    @override
+    async def initialize(self) -> None:
+        """Bring the task tables to this version (a newer one raises `SchemaVersionError`)."""
+        await ensure_schema(self.engine, self._schema)
+        await super().initialize()
+
+
+class A2AStores:
+    """The task store, task events, leases and session store of one database, sharing
+    its engine.
+
+    Args:
+        database: A database URL or a SQLite file path.
+        pool: The engine's connection pool (default: `server_pool`'s).
+    """
+
+    def __init__(self, database: str | os.PathLike[str], *, pool: PoolSettings | None) -> None:
+        self.engine = server_engine(database, pool)
+        self.tasks = TaskTableStore(self.engine)
+        self.events = DatabaseTaskEventStream(self.engine, create_table=False)
+        self.sessions = SQLContextSessionStore(engine=self.engine)
+
+    async def start(self) -> None:
+        """Prepare every table, so a server on a database it cannot use fails at start."""
+        await self.tasks.initialize()
+        await self.events.initialize()
+        await ensure_schema(self.engine, LEASES_SCHEMA)
+        await self.sessions.prepare()
+
+    async def close(self) -> None:
+        """Release the database connections."""
+        await self.engine.dispose()
+
+
+def resolve_database(database: str | Path | None) -> str | Path | None:
+    """The database a server uses: `$AGENTRY_DATABASE_URL` stands in for the default file."""
+    if database is not None and os.fspath(database) == DEFAULT_DATABASE:
+        return default_database_url() or database
+    return database
+
+
+def describe_database(database: str | Path | None) -> str:
+    """Where the server keeps tasks and sessions, for its start-up line."""
+    if database is None:
+        return "in memory (they are lost when the server stops)"
+    text = os.fspath(database)
+    if "://" in text and not text.startswith("sqlite"):
+        return f"in the database {safe_url(text)} (--database none: in memory)"
+    path = (sa.make_url(text).database or "") if "://" in text else text
+    return f"in the SQLite file {Path(path).resolve()} (--database none: in memory)"
+
+
+async def prepare_database(
+    database: str | os.PathLike[str], *, pool: PoolSettings | None = None
+) -> None:
+    """Create or upgrade the A2A server's tables (tasks, leases, sessions) in `database`, as a
+    server does when it starts (`agentry db upgrade` calls it ahead of a deployment).
+
+    Raises:
+        SchemaVersionError: The database holds a newer version of a table.
+    """
+    stores = A2AStores(database, pool=pool)
+    try:
+        await stores.start()
+    finally:
+        await stores.close()

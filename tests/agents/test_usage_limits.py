@@ -1,0 +1,274 @@
+"""Usage limits stop a run (or a session) before a call they forbid, or after a call that
+went past them; the error carries the usage and the session keeps no half-written turn."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import BaseModel
+
+from agentry import Agent, AgentResponse, AgentSession, BaseChatClient, UsageLimits, tool
+from agentry.clients.scripted import ScriptedChatClient
+from agentry.errors import ChatClientError, UsageLimitExceeded, UsageLimitExceededError
+from agentry.types import ChatOptions, ChatResponse, Message, UsageDetails, add_usage_details
+
+looked_up: list[str] = []
+
+
+@tool
+def get_weather(city: str) -> str:
+    """Get the weather for a city."""
+    looked_up.append(city)
+    return f"Sunny in {city}"
+
+
+@pytest.fixture(autouse=True)
+def _forget_lookups() -> None:
+    looked_up.clear()
+
+
+def _usage(tokens: int) -> UsageDetails:
+    return {"input_token_count": tokens, "output_token_count": 5, "total_token_count": tokens + 5}
+
+
+def _answer(text: str = "Sunny.", tokens: int = 10) -> ChatResponse:
+    return ScriptedChatClient.reply(text, usage_details=_usage(tokens))
+
+
+def _lookup(city: str = "Oslo", tokens: int = 10) -> ChatResponse:
+    response = ScriptedChatClient.function_call("get_weather", {"city": city})
+    response.usage_details = _usage(tokens)
+    return response
+
+
+async def _run(
+    agent: Agent,
+    *,
+    stream: bool,
+    session: AgentSession | None = None,
+    usage_limits: UsageLimits | None = None,
+) -> AgentResponse:
+    if not stream:
+        return await agent.run("Weather?", session=session, usage_limits=usage_limits)
+    updates = agent.run("Weather?", stream=True, session=session, usage_limits=usage_limits)
+    async for _ in updates:
+        pass
+    return await updates.get_final_response()
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_a_request_limit_stops_the_run_before_the_call_past_it(stream: bool) -> None:
+    client = ScriptedChatClient([_lookup("Oslo"), _lookup("Rome"), _answer()])
+    agent = Agent(client=client, tools=[get_weather], usage_limits=UsageLimits(requests=2))
+
+    with pytest.raises(UsageLimitExceededError, match="limit of 2 model requests") as caught:
+        await _run(agent, stream=stream)
+
+    assert len(client.calls) == 2
+    assert looked_up == ["Oslo", "Rome"]
+    error = caught.value
+    assert (error.limit, error.scope, error.value) == ("requests", "run", 2)
+    assert error.usage == {
+        "requests": 2,
+        "tool_calls": 2,
+        "input_tokens": 20,
+        "output_tokens": 10,
+        "total_tokens": 30,
+    }
+    assert UsageLimitExceeded is UsageLimitExceededError
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_a_tool_call_limit_stops_the_run_before_the_tools_run(stream: bool) -> None:
+    two_calls = ScriptedChatClient.function_calls(
+        [("get_weather", {"city": "Oslo"}, None), ("get_weather", {"city": "Rome"}, None)]
+    )
+    client = ScriptedChatClient([two_calls, _answer()])
+    agent = Agent(client=client, tools=[get_weather], usage_limits=UsageLimits(tool_calls=1))
+
+    with pytest.raises(UsageLimitExceededError, match="2 more tool calls") as caught:
+        await _run(agent, stream=stream)
+
+    assert looked_up == []
+    assert caught.value.limit == "tool_calls"
+    assert caught.value.usage["tool_calls"] == 0
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_tokens_past_the_limit_stop_the_run_after_the_call(stream: bool) -> None:
+    client = ScriptedChatClient([_answer(tokens=100), _answer("Second run.")])
+    agent = Agent(client=client)
+    session = AgentSession()
+
+    with pytest.raises(UsageLimitExceededError, match="105 total tokens spent went past") as caught:
+        await _run(agent, stream=stream, session=session, usage_limits=UsageLimits(total_tokens=50))
+
+    assert caught.value.usage["total_tokens"] == 105
+    assert caught.value.usage["requests"] == 1
+    # the session kept nothing of the stopped run
+    await agent.run("Hello", session=session)
+    assert [m.text for m in client.calls[-1].messages] == ["Hello"]
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_tokens_that_reached_the_limit_stop_the_next_call_before_it(stream: bool) -> None:
+    client = ScriptedChatClient([_lookup(tokens=45), _answer()])
+    agent = Agent(client=client, tools=[get_weather], usage_limits=UsageLimits(total_tokens=50))
+
+    with pytest.raises(UsageLimitExceededError, match="already spent have reached") as caught:
+        await _run(agent, stream=stream)
+
+    assert len(client.calls) == 1
+    assert looked_up == ["Oslo"]
+    assert caught.value.limit == "total_tokens"
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_input_and_output_token_limits_count_their_own_tokens(stream: bool) -> None:
+    client = ScriptedChatClient([_lookup(tokens=10), _answer(tokens=10)])
+    agent = Agent(client=client, tools=[get_weather])
+
+    limits = UsageLimits(input_tokens=20, output_tokens=9)
+    with pytest.raises(UsageLimitExceededError) as caught:
+        await _run(agent, stream=stream, usage_limits=limits)
+
+    assert caught.value.limit == "output_tokens"
+    assert caught.value.usage["output_tokens"] == 10
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_session_limits_count_across_runs_and_serialization(stream: bool) -> None:
+    client = ScriptedChatClient([_answer("One."), _answer("Two."), _answer("Three.")])
+    agent = Agent(client=client, session_usage_limits=UsageLimits(requests=2))
+    session = AgentSession()
+
+    await _run(agent, stream=stream, session=session)
+    session = AgentSession.from_dict(session.to_dict())
+    await _run(agent, stream=stream, session=session)
+    stored = AgentSession.from_dict(session.to_dict())
+
+    with pytest.raises(UsageLimitExceededError, match="session's limit of 2") as caught:
+        await _run(agent, stream=stream, session=stored)
+
+    assert caught.value.scope == "session"
+    assert caught.value.usage["requests"] == 2
+    assert caught.value.usage["total_tokens"] == 30
+    assert len(client.calls) == 2
+    assert client.remaining == 1
+
+
+async def test_a_runs_limits_replace_the_agents() -> None:
+    client = ScriptedChatClient([_lookup(), _answer()])
+    agent = Agent(client=client, tools=[get_weather], usage_limits=UsageLimits(requests=1))
+
+    response = await agent.run("Weather?", usage_limits=UsageLimits(requests=5))
+
+    assert response.text == "Sunny."
+
+
+class City(BaseModel):
+    name: str
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_output_retries_count_as_requests_and_their_tokens_add_up(stream: bool) -> None:
+    client = ScriptedChatClient(
+        [_answer("not JSON"), _answer("still not"), _answer('{"name": "Oslo"}')]
+    )
+    agent = Agent(client=client, output_retries=5, usage_limits=UsageLimits(requests=2))
+
+    run = (
+        agent.run("Which city?", stream=True, response_format=City)
+        if stream
+        else agent.run("Which city?", response_format=City)
+    )
+    with pytest.raises(UsageLimitExceededError) as caught:
+        await run
+
+    assert caught.value.usage["requests"] == 2
+    assert caught.value.usage["input_tokens"] == 20
+    assert len(client.calls) == 2
+
+
+class FirstThatAnswers(BaseChatClient):
+    """Tries its clients in order; the response of the one that answers reports the usage
+    of every attempt, as a client that retries or falls back does."""
+
+    def __init__(self, clients: list[ScriptedChatClient]) -> None:
+        super().__init__()
+        self.clients = clients
+
+    async def _inner_get_response(
+        self, *, messages: list[Message], options: ChatOptions
+    ) -> ChatResponse:
+        spent: UsageDetails | None = None
+        for client in self.clients:
+            try:
+                response = await client.get_response(messages, options=options)
+            except ChatClientError as error:
+                spent = add_usage_details(spent, _usage(error.status_code or 0))
+                continue
+            response.usage_details = add_usage_details(spent, response.usage_details)
+            return response
+        raise ChatClientError("every client failed")
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_usage_is_what_the_responses_of_a_composed_client_report(stream: bool) -> None:
+    down = ScriptedChatClient([ChatClientError("overloaded", status_code=7)] * 2)
+    up = ScriptedChatClient([_lookup(tokens=10), _answer(tokens=20)])
+    agent = Agent(client=FirstThatAnswers([down, up]), tools=[get_weather])
+
+    with pytest.raises(UsageLimitExceededError) as caught:
+        await _run(agent, stream=stream, usage_limits=UsageLimits(input_tokens=40))
+
+    # two requests, each with a failed attempt of 7 input tokens before the answer
+    assert caught.value.usage["requests"] == 2
+    assert caught.value.usage["input_tokens"] == 7 + 10 + 7 + 20
+    assert caught.value.usage["output_tokens"] == 5 + 5 + 5 + 5
+
+
+def test_limits_must_be_whole_numbers_of_zero_or_more() -> None:
+    with pytest.raises(ValueError, match=r"UsageLimits\(requests=-1\) is negative"):
+        UsageLimits(requests=-1)
+    with pytest.raises(TypeError, match=r"UsageLimits\(total_tokens=...\) must be an integer"):
+        UsageLimits(total_tokens=1.5)  # pyright: ignore[reportArgumentType]
+
+
+async def test_malformed_session_counts_are_mended_keeping_what_is_readable() -> None:
+    client = ScriptedChatClient([_answer(tokens=10)])
+    agent = Agent(client=client, session_usage_limits=UsageLimits(requests=1))
+    session = AgentSession()
+    session.state["agentry.usage"] = {"requests": "two", "total_tokens": 3, "colour": 1}
+
+    await agent.run("Hello", session=session)
+
+    assert session.state["agentry.usage"] == {
+        "requests": 1,
+        "tool_calls": 0,
+        "input_tokens": 10,
+        "output_tokens": 5,
+        "total_tokens": 18,
+    }
+
+
+async def test_approved_calls_count_against_the_sessions_tool_call_limit() -> None:
+    @tool(approval_mode="always_require")
+    def delete_file(path: str) -> str:
+        """Delete a file."""
+        looked_up.append(path)
+        return f"deleted {path}"
+
+    deletion = ScriptedChatClient.function_call("delete_file", {"path": "a.txt"})
+    client = ScriptedChatClient([deletion, "Deleted it."])
+    agent = Agent(
+        client=client, tools=[delete_file], session_usage_limits=UsageLimits(tool_calls=0)
+    )
+    session = AgentSession()
+    first = await agent.run("Delete a.txt", session=session)
+    approval = first.user_input_requests[0].to_function_approval_response(approved=True)
+
+    with pytest.raises(UsageLimitExceededError, match="1 more tool call would go past") as caught:
+        await agent.run(Message("user", [approval]), session=session)
+
+    assert looked_up == []
+    assert (caught.value.limit, caught.value.scope) == ("tool_calls", "session")

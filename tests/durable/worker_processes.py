@@ -1,0 +1,72 @@
+"""`agentry worker` processes for the tests and benchmarks that need real workers."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+from collections.abc import Generator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+__all__ = ["start_worker", "stop_workers", "worker_processes"]
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def start_worker(app: str, worker_id: str, environment: dict[str, str]) -> subprocess.Popen[str]:
+    """Start `agentry worker APP --worker-id ID`; the process, once it says it runs.
+
+    Raises:
+        RuntimeError: The worker did not start (its error output says why).
+    """
+    process = _spawn(app, worker_id, environment)
+    _wait_until_running(process, worker_id)
+    return process
+
+
+def _spawn(app: str, worker_id: str, environment: dict[str, str]) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "agentry.cli", "worker", app, "--worker-id", worker_id],
+        stderr=subprocess.PIPE,
+        text=True,
+        env=environment,
+        cwd=ROOT,
+    )
+
+
+def _wait_until_running(process: subprocess.Popen[str], worker_id: str) -> None:
+    assert process.stderr is not None
+    announced = process.stderr.readline()
+    if f"agentry worker {worker_id}: running" not in announced:
+        process.kill()
+        raise RuntimeError(f"worker {worker_id} did not start: {announced}{process.stderr.read()}")
+
+
+def stop_workers(processes: Sequence[subprocess.Popen[str]]) -> None:
+    """Stop the workers still running (SIGTERM, then SIGKILL after 30 s)."""
+    for process in processes:
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+    for process in processes:
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=30)
+
+
+@contextmanager
+def worker_processes(
+    app: str, worker_ids: Sequence[str], environment: dict[str, str]
+) -> Generator[list[subprocess.Popen[str]]]:
+    """Workers of `app`, one per id (started together), running until the block ends."""
+    processes: list[subprocess.Popen[str]] = []
+    try:
+        for worker_id in worker_ids:
+            processes.append(_spawn(app, worker_id, environment))
+        for process, worker_id in zip(processes, worker_ids, strict=True):
+            _wait_until_running(process, worker_id)
+        yield processes
+    finally:
+        stop_workers(processes)
