@@ -85,16 +85,11 @@ def _tasks_schema(table: str) -> Schema:
 
 
 def _create_cluster_tables(connection: sa.Connection) -> None:
-    for model in (TaskVersionModel, TaskEventModel):
-        table = model.__table__
-        assert isinstance(table, sa.Table)
-        create_tables(connection, _only(table))
-
-
-def _only(table: sa.Table) -> sa.MetaData:
+    # a2a-sdk declares these on the metadata of its `tasks` table: copy them out alone.
     metadata = sa.MetaData()
-    table.to_metadata(metadata)
-    return metadata
+    for model in (TaskVersionModel, TaskEventModel):
+        cast("sa.Table", model.__table__).to_metadata(metadata)  # a2a-sdk declares it untyped
+    create_tables(connection, metadata)
 
 
 def _rename_legacy_table(connection: sa.Connection, target: sa.Table) -> None:
