@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
-import signal
-import socket
 import subprocess
 import sys
 from collections.abc import AsyncGenerator
@@ -21,51 +18,15 @@ from agentry.errors import AgentryError
 
 from .conftest import a2a_client
 from .helpers import artifact_text, send_blocking, user_message
+from .processes import ROOT, served
 
 pytestmark = pytest.mark.timeout(60)
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @asynccontextmanager
 async def agentry_serve(*arguments: str) -> AsyncGenerator[str, None]:
-    port = free_port()
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "agentry.cli", "serve", "a2a", *arguments, "--port", str(port)],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        async with httpx.AsyncClient() as http:
-            for _ in range(200):
-                if process.poll() is not None:
-                    output = process.stdout.read().decode() if process.stdout else ""
-                    raise AssertionError(f"server exited early:\n{output}")
-                try:
-                    await http.get(url + "/.well-known/agent-card.json")
-                    break
-                except httpx.TransportError:
-                    await asyncio.sleep(0.05)
-        yield url
-    finally:
-        process.send_signal(signal.SIGINT)
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(5)
-        if process.stdout:
-            process.stdout.close()
+    async with served(*arguments) as server:
+        yield server.url
 
 
 async def test_served_process_keeps_tasks_across_a_restart(tmp_path: Path) -> None:

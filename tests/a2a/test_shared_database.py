@@ -60,7 +60,8 @@ async def test_a_task_made_through_one_server_is_read_and_continued_through_anot
     assert artifact_text(follow_up) == "seen 2 user messages"  # the session is shared too
 
     assert await schema_versions(database_url) == {
-        TASKS_TABLE: 1,
+        TASKS_TABLE: 2,
+        "agentry_a2a_servers": 1,
         "agentry_a2a_sessions": 1,
     }
 
@@ -77,21 +78,48 @@ async def test_the_database_setting_stands_in_for_the_default_file(
     assert TASKS_TABLE in await schema_versions(database_url)
 
 
-async def test_a_server_on_a_newer_schema_refuses_to_start(database_url: str) -> None:
+@pytest.mark.parametrize(("component", "newer"), [(TASKS_TABLE, 3), ("agentry_a2a_servers", 2)])
+async def test_a_server_on_a_newer_schema_refuses_to_start(
+    database_url: str, component: str, newer: int
+) -> None:
     first = create_app(counter(), database=database_url)
     async with first.starlette.router.lifespan_context(first.starlette):
         pass
     engine = create_engine(database_url)
     async with engine.begin() as connection:
         await connection.execute(
-            sa.text("UPDATE agentry_schema_versions SET version = 2 WHERE component = :name"),
-            {"name": TASKS_TABLE},
+            sa.text("UPDATE agentry_schema_versions SET version = :v WHERE component = :name"),
+            {"name": component, "v": newer},
         )
     await engine.dispose()
     refused = create_app(counter(), database=database_url)
-    with pytest.raises(SchemaVersionError, match=f"version 2 of '{TASKS_TABLE}'"):
+    with pytest.raises(SchemaVersionError, match=f"version {newer} of '{component}'"):
         async with refused.starlette.router.lifespan_context(refused.starlette):
             pass
+
+
+async def test_tasks_at_version_1_gain_the_versioned_store_tables(tmp_path: Path) -> None:
+    database = tmp_path / "a2a.sqlite"
+    async with (
+        serve(counter(), database=database) as server,
+        a2a_client(server.url, streaming=False) as client,
+    ):
+        task = await send_blocking(client, user_message("hello"))
+    with sqlite3.connect(database) as connection:  # as version 1 left the database
+        connection.execute("DROP TABLE task_versions")
+        connection.execute("DROP TABLE task_events")
+        connection.execute(
+            "UPDATE agentry_schema_versions SET version = 1 WHERE component = ?", (TASKS_TABLE,)
+        )
+    async with (
+        serve(counter(), database=database) as server,
+        a2a_client(server.url, streaming=False) as client,
+    ):
+        fetched = await client.get_task(GetTaskRequest(id=task.id))
+        follow_up = await send_blocking(client, user_message("again", context_id=task.context_id))
+    assert fetched.status.state == TaskState.TASK_STATE_COMPLETED
+    assert artifact_text(follow_up) == "seen 2 user messages"
+    assert (await schema_versions(f"sqlite:///{database}"))[TASKS_TABLE] == 2
 
 
 async def test_tasks_of_a_file_written_before_versions_are_kept(tmp_path: Path) -> None:

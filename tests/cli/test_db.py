@@ -6,12 +6,13 @@ import sqlalchemy
 
 from tests.cli.conftest import Agentry
 
-COMPONENTS = [
-    "agentry_a2a_sessions",
-    "agentry_a2a_tasks",
-    "agentry_messages",
-    "agentry_workflow_checkpoints",
-]
+COMPONENTS = {
+    "agentry_a2a_servers": 1,
+    "agentry_a2a_sessions": 1,
+    "agentry_a2a_tasks": 2,
+    "agentry_messages": 1,
+    "agentry_workflow_checkpoints": 1,
+}
 
 
 def test_upgrade_prepares_every_store_and_status_lists_them(
@@ -20,12 +21,15 @@ def test_upgrade_prepares_every_store_and_status_lists_them(
     upgraded = agentry("db", "upgrade", postgres_url)
     assert upgraded.returncode == 0, upgraded.stderr
     assert upgraded.stdout.splitlines() == [
-        f"{component}: version 1 (new -> 1)" for component in COMPONENTS
+        f"{component}: version {version} (new -> {version})"
+        for component, version in COMPONENTS.items()
     ]
 
     status = agentry("db", "status", env={"AGENTRY_DATABASE_URL": postgres_url})
     assert status.returncode == 0, status.stderr
-    assert status.stdout.splitlines() == [f"{component}: version 1" for component in COMPONENTS]
+    assert status.stdout.splitlines() == [
+        f"{component}: version {version}" for component, version in COMPONENTS.items()
+    ]
 
 
 def test_upgrade_refuses_a_database_of_a_newer_agentry(agentry: Agentry, postgres_url: str) -> None:

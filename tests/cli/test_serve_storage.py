@@ -7,9 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import sqlalchemy
 
-from tests.cli.conftest import SRC
+from tests.cli.conftest import SRC, Agentry
 
 HELLO_AGENT = """
 from agentry.clients.scripted import ScriptedChatClient
@@ -67,7 +68,7 @@ def test_serve_a2a_says_when_it_keeps_nothing(tmp_path: Path) -> None:
 
 def test_serve_a2a_keeps_tasks_in_postgresql_by_url(tmp_path: Path, postgres_url: str) -> None:
     url_with_password = postgres_url.replace("postgres@", "postgres:secret@")
-    lines = _serve_until_started(tmp_path, "--database", url_with_password)
+    lines = _serve_until_started(tmp_path, "--database", url_with_password, "--pool-size", "2")
 
     assert lines[0] == (
         f"agentry: tasks and sessions are kept in the database "
@@ -83,4 +84,30 @@ def test_serve_a2a_keeps_tasks_in_postgresql_by_url(tmp_path: Path, postgres_url
             sqlalchemy.text("SELECT component FROM agentry_schema_versions ORDER BY component")
         ).all()
     engine.dispose()
-    assert [row[0] for row in components] == ["agentry_a2a_sessions", "agentry_a2a_tasks"]
+    assert [row[0] for row in components] == [
+        "agentry_a2a_servers",
+        "agentry_a2a_sessions",
+        "agentry_a2a_tasks",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("options", "error"),
+    [
+        (
+            ["--database", "mysql://db.internal/agents"],
+            "error: database 'mysql://db.internal/agents' is neither SQLite nor PostgreSQL; "
+            "give a SQLite file, sqlite:///FILE or postgresql://USER@HOST/DATABASE",
+        ),
+        (["--pool-size", "0"], "error: pool size must be at least 1, got 0"),
+        (["--pool-timeout", "-1"], "error: pool timeout must be positive, got -1.0"),
+    ],
+)
+def test_serve_a2a_refuses_a_database_setting_it_cannot_use(
+    agentry: Agentry, tmp_path: Path, options: list[str], error: str
+) -> None:
+    (tmp_path / "hello.py").write_text(HELLO_AGENT)
+    completed = agentry("serve", "a2a", "hello:agent", *options)
+
+    assert completed.returncode == 2
+    assert completed.stderr.strip() == error

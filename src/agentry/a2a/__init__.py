@@ -20,6 +20,7 @@ _EXPORTS: dict[str, str] = {
     "ContextSessionStore": "agentry.a2a._sessions",
     "DEFAULT_DATABASE": "agentry.a2a._sessions",
     "InMemoryContextSessionStore": "agentry.a2a._sessions",
+    "PoolSettings": "agentry.storage",
     "RemoteAgentError": "agentry.a2a._errors",
     "SQLContextSessionStore": "agentry.a2a._sql_sessions",
     "SQLiteContextSessionStore": "agentry.a2a._sessions",
@@ -39,6 +40,7 @@ __all__ = [
     "AgentryAgentExecutor",
     "ContextSessionStore",
     "InMemoryContextSessionStore",
+    "PoolSettings",
     "RemoteAgentError",
     "SQLContextSessionStore",
     "SQLiteContextSessionStore",
@@ -79,3 +81,4 @@ if TYPE_CHECKING:
     )
     from agentry.a2a._sql_sessions import SQLContextSessionStore
     from agentry.a2a._task_store import TASKS_TABLE, prepare_database
+    from agentry.storage import PoolSettings

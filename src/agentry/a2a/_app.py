@@ -9,26 +9,30 @@ from pathlib import Path
 from typing import Any
 
 from a2a.server.agent_execution import RequestContext, SimpleRequestContextBuilder
+from a2a.server.cluster import TaskEventStream, VersionedTaskStore
 from a2a.server.context import ServerCallContext
 from a2a.server.request_handlers import DefaultRequestHandler
 from a2a.server.routes import create_jsonrpc_routes, create_rest_routes
 from a2a.server.tasks import DatabaseTaskStore, InMemoryTaskStore, TaskStore
 from a2a.types import AgentCard, SendMessageRequest, Task, TaskState
 from a2a.utils.errors import InvalidParamsError
+from sqlalchemy.ext.asyncio import AsyncEngine
 from starlette.applications import Starlette
 from starlette.routing import BaseRoute
 from typing_extensions import override
 
 from agentry.a2a._authorizations import CREDENTIALS_STATE_KEY, withhold_credentials
 from agentry.a2a._card import DEFAULT_CARD_CACHE_CONTROL, build_agent_card, card_routes
+from agentry.a2a._coalescing import CoalescingTaskStore
+from agentry.a2a._database import server_engine
 from agentry.a2a._errors import A2AConfigError
 from agentry.a2a._executor import NO_CONTENT_MESSAGE, AgentryAgentExecutor
+from agentry.a2a._leases import ServerLease, SingleServerEvents
 from agentry.a2a._limits import BodySizeLimit
 from agentry.a2a._media_types import UnsupportedMediaTypeGuard
 from agentry.a2a._parts import parts_to_contents
 from agentry.a2a._replies import ReplyMode, check_reply_mode
 from agentry.a2a._sessions import DEFAULT_DATABASE, ContextSessionStore, InMemoryContextSessionStore
-from agentry.a2a._sql_sessions import SQLContextSessionStore
 from agentry.a2a._task_store import A2AStores, resolve_database
 from agentry.agents import SupportsAgentRun
 from agentry.storage import PoolSettings
@@ -88,8 +92,8 @@ class _TaskContextBuilder(SimpleRequestContextBuilder):
     waiting for an out-of-band authorization step aside so that the message can run.
     """
 
-    def __init__(self, task_store: TaskStore, executor: AgentryAgentExecutor) -> None:
-        super().__init__(task_store=task_store)
+    def __init__(self, task_store: VersionedTaskStore, executor: AgentryAgentExecutor) -> None:
+        super().__init__(task_store=None)
         self._tasks = task_store
         self._executor = executor
 
@@ -104,7 +108,8 @@ class _TaskContextBuilder(SimpleRequestContextBuilder):
     ) -> RequestContext:
         if params is not None and not parts_to_contents(params.message.parts):
             raise InvalidParamsError(message=NO_CONTENT_MESSAGE)
-        stored = await self._tasks.get(task_id, context) if task_id else None
+        found = await self._tasks.get(task_id, context) if task_id else None
+        stored = found.task if found is not None else None
         if stored is not None and not context_id and stored.context_id:
             context_id = stored.context_id
         if (
@@ -134,6 +139,9 @@ def create_app(
     card_cache_control: str | None = DEFAULT_CARD_CACHE_CONTROL,
     card_last_modified: datetime | None = None,
     routes: Sequence[BaseRoute] = (),
+    lease_duration: float = 15.0,
+    cancel_poll_interval: float = 1.0,
+    chunk_write_interval: float = 0.5,
     **card_options: Any,
 ) -> A2AApp:
     """An ASGI app serving `agent` over A2A, with the JSON-RPC and HTTP+JSON bindings.
@@ -153,7 +161,9 @@ def create_app(
             `agentry-a2a.sqlite`, gives way to `$AGENTRY_DATABASE_URL` when that is set.
             The tables are versioned (see `agentry.storage`); a database written by a
             newer agentry is refused when the app starts.
-        pool: The connection pool for `database`.
+        pool: The connection pool for `database` (default: one connection for SQLite,
+            which allows one writer; ten and ten more under load for PostgreSQL; requests
+            wait up to ten minutes for a connection).
         task_store: A task store to use instead of the one `database` selects.
         sessions: A session store to use instead of the one `database` selects.
         max_request_bytes: Larger request bodies are refused with HTTP 413.
@@ -170,6 +180,12 @@ def create_app(
             was created).
         routes: Starlette routes of your own, matched before the protocol's, such as the
             OAuth callback that calls :meth:`A2AApp.complete_authorization`.
+        lease_duration: Seconds after which a server sharing `database` that stopped
+            renewing its lease counts as dead: the tasks it left running are failed.
+        cancel_poll_interval: Seconds between checks for tasks running here that were
+            canceled through another server sharing `database`.
+        chunk_write_interval: Seconds between store writes of a task while its answer
+            streams (the client still gets every chunk as it comes); 0 writes each chunk.
         **card_options: Passed to :func:`build_agent_card` (name, description, skills...).
 
     Returns:
@@ -178,6 +194,7 @@ def create_app(
     Raises:
         A2AConfigError: Both `agent_card` and card options were given, a limit is not
             positive, or `reply_with` is neither `"task"` nor `"message"`.
+        StorageConfigError: `database` is not a database URL.
 
     Example:
         >>> from agentry.clients.scripted import ScriptedChatClient
@@ -197,12 +214,29 @@ def create_app(
         raise A2AConfigError(f"idle_task_timeout must be positive, got {idle_task_timeout}")
     reply_with = check_reply_mode(reply_with)
     card = agent_card or build_agent_card(agent, url=url, **card_options)
+    if chunk_write_interval < 0:
+        raise A2AConfigError(
+            f"chunk_write_interval must not be negative, got {chunk_write_interval}"
+        )
+    if lease_duration <= 0 or cancel_poll_interval <= 0:
+        raise A2AConfigError(
+            "lease_duration and cancel_poll_interval must be positive, got "
+            f"{lease_duration} and {cancel_poll_interval}"
+        )
     database = resolve_database(database)
     stores: A2AStores | None = None
     if database is not None and (task_store is None or sessions is None):
         stores = A2AStores(database, pool=pool)
-    if task_store is None:
-        task_store = InMemoryTaskStore() if stores is None else stores.tasks
+    base_store: TaskStore | VersionedTaskStore
+    events: TaskEventStream = SingleServerEvents()
+    if task_store is not None:
+        base_store = task_store
+    elif stores is None:
+        base_store = InMemoryTaskStore()
+    else:
+        base_store = stores.tasks
+        events = stores.events
+    store = CoalescingTaskStore(base_store, interval=chunk_write_interval)
     if sessions is None:
         sessions = InMemoryContextSessionStore() if stores is None else stores.sessions
     executor = AgentryAgentExecutor(
@@ -210,25 +244,47 @@ def create_app(
     )
     handler = DefaultRequestHandler(
         agent_executor=executor,
-        task_store=task_store,
+        task_store=store,
         agent_card=card,
-        request_context_builder=_TaskContextBuilder(task_store, executor),
+        request_context_builder=_TaskContextBuilder(store, executor),
         validate_input_modes=True,
+        event_stream=events,
         interrupted_task_timeout=idle_task_timeout,
     )
+    lease: ServerLease | None = None
+    lease_engine: AsyncEngine | None = None
+    if database is not None and stores is not None and base_store is stores.tasks:
+        # A connection of its own: renewals must not queue behind a burst of requests.
+        lease_engine = server_engine(database, PoolSettings(size=1, max_overflow=0))
+        lease = ServerLease(
+            lease_engine,
+            stores.tasks.table,
+            store,
+            executor,
+            lease=lease_duration,
+            cancel_poll=cancel_poll_interval,
+        )
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncGenerator[None, None]:
-        if isinstance(task_store, DatabaseTaskStore):
-            await task_store.initialize()
-        if isinstance(sessions, SQLContextSessionStore):
-            await sessions.prepare()
+        if stores is not None:
+            await stores.start()
+        elif isinstance(base_store, DatabaseTaskStore):
+            await base_store.initialize()
+        if lease is not None:
+            await lease.start()
         try:
             yield
         finally:
+            if lease is not None:
+                await lease.release()
             await handler.aclose()
+            if lease is not None:
+                await lease.sweep()
             if stores is not None:
                 await stores.close()
+            if lease_engine is not None:
+                await lease_engine.dispose()
 
     all_routes = [
         *routes,

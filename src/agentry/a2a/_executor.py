@@ -114,6 +114,8 @@ class AgentryAgentExecutor(AgentExecutor):
         # One run at a time per context; a lock disappears once no run holds or awaits it.
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
         self._cleanups: set[asyncio.Task[None]] = set()
+        self._runs: dict[str, asyncio.Task[None]] = {}
+        self._stopped: set[str] = set()
 
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
         """Run the agent on the request's message and publish the task's events."""
@@ -143,21 +145,58 @@ class AgentryAgentExecutor(AgentExecutor):
                 is_new=current is None,
             )
             await task.open()
-        try:
-            run = self._serve(user_message, credentials, context_id, task_id, reply)
-            await get_telemetry_observer().remote_call(
+        run = asyncio.create_task(
+            get_telemetry_observer().remote_call(
                 f"SendMessage {getattr(self.agent, 'name', None) or 'agent'}",
                 {
                     "a2a.method": "SendMessage",
                     "a2a.task.id": task_id,
                     "a2a.context.id": context_id,
                 },
-                run,
+                self._serve(user_message, credentials, context_id, task_id, reply),
                 side="server",
             )
-        except Exception as error:
-            logger.exception("agent run for A2A task %s failed", task_id)
+        )
+        self._runs[task_id] = run
+        try:
+            await asyncio.wait({run})
+        except asyncio.CancelledError:
+            run.cancel()
+            await asyncio.gather(run, return_exceptions=True)
+            raise
+        finally:
+            if self._runs.get(task_id) is run:
+                del self._runs[task_id]
+        if run.cancelled():
+            if task_id not in self._stopped:
+                raise asyncio.CancelledError
+            # Canceled through another server (`stop_run`): the stored task says so
+            # already, and this ends the stream with it.
+            self._stopped.discard(task_id)
+            await reply.cancel("The task was canceled.")
+        elif (error := run.exception()) is not None:
+            if not isinstance(error, Exception):
+                raise error
+            logger.error("agent run for A2A task %s failed", task_id, exc_info=error)
             await reply.fail(f"The agent failed: {type(error).__name__}: {error}")
+
+    def running_tasks(self) -> list[str]:
+        """The ids of the tasks whose runs are going on in this executor."""
+        return list(self._runs)
+
+    def stop_run(self, task_id: str) -> bool:
+        """Stop the run of `task_id`, which was canceled elsewhere (through another server
+        sharing the task store); the task ends `canceled`.
+
+        Returns:
+            Whether a run of the task was going on.
+        """
+        run = self._runs.get(task_id)
+        if run is None or run.done():
+            return False
+        self._stopped.add(task_id)
+        run.cancel()
+        return True
 
     def complete_authorization(
         self, task_id: str | None = None, *, request_id: str | None = None

@@ -75,6 +75,10 @@ class Reply(Protocol):
         """The run failed; `text` says why."""
         ...
 
+    async def cancel(self, text: str) -> None:
+        """The task was canceled while the run went on; `text` says so."""
+        ...
+
 
 class TaskReply:
     """Publishes a run as a task.
@@ -110,7 +114,7 @@ class TaskReply:
                 Task(
                     id=self.updater.task_id,
                     context_id=self.updater.context_id,
-                    status=TaskStatus(state=TaskState.TASK_STATE_SUBMITTED),
+                    status=_submitted_now(),
                     history=[self._request],
                 )
             )
@@ -142,6 +146,17 @@ class TaskReply:
     async def fail(self, text: str) -> None:
         await self.open()
         await self.updater.failed(self.updater.new_agent_message([Part(text=text)]))
+
+    async def cancel(self, text: str) -> None:
+        await self.open()
+        await self.updater.cancel(self.updater.new_agent_message([Part(text=text)]))
+
+
+def _submitted_now() -> TaskStatus:
+    """A `submitted` status stamped with the time (the store keeps it as the last update)."""
+    status = TaskStatus(state=TaskState.TASK_STATE_SUBMITTED)
+    status.timestamp.GetCurrentTime()
+    return status
 
 
 class MessageReply:
@@ -198,6 +213,10 @@ class MessageReply:
     async def fail(self, text: str) -> None:
         await self._as_task()
         await self._task.fail(text)
+
+    async def cancel(self, text: str) -> None:
+        await self._as_task()
+        await self._task.cancel(text)
 
     async def _as_task(self) -> None:
         if self._is_task:

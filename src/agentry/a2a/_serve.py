@@ -10,6 +10,7 @@ from pathlib import Path
 from agentry.a2a._sessions import DEFAULT_DATABASE
 from agentry.agents import SupportsAgentRun
 from agentry.errors import AgentryError, require_extra
+from agentry.storage import PoolSettings
 
 __all__ = ["add_arguments", "load_agent", "main", "serve"]
 
@@ -35,6 +36,8 @@ def serve(
     url: str | None = None,
     database: str | Path | None = DEFAULT_DATABASE,
     log_level: str = "info",
+    pool: PoolSettings | None = None,
+    lease_duration: float = 15.0,
 ) -> None:
     """Serve `agent` over A2A with uvicorn until interrupted.
 
@@ -46,16 +49,27 @@ def serve(
         database: Where tasks and sessions are kept: a SQLite file or a database URL
             (`postgresql://user@host/db`); `None` keeps them in memory.
         log_level: uvicorn's log level.
+        pool: The database's connection pool (see :func:`create_app`).
+        lease_duration: Seconds after which a server sharing `database` that stopped
+            renewing its lease counts as dead (see :func:`create_app`).
 
     Raises:
         MissingExtraError: The `a2a` extra is not installed.
+        StorageConfigError: A pool setting is out of range, or `database` is not a
+            database URL.
     """
     require_extra("a2a", feature="Serving an agent over A2A")
     import uvicorn
 
     from agentry.a2a._app import create_app
 
-    app = create_app(agent, url=url or f"http://{host}:{port}", database=database)
+    app = create_app(
+        agent,
+        url=url or f"http://{host}:{port}",
+        database=database,
+        pool=pool,
+        lease_duration=lease_duration,
+    )
     uvicorn.run(app, host=host, port=port, log_level=log_level)
 
 
@@ -69,8 +83,33 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--database",
         default=DEFAULT_DATABASE,
         help="where tasks and sessions are kept: a SQLite file or a database URL such as "
-        f"postgresql://USER@HOST/DB (default: $AGENTRY_DATABASE_URL, else {DEFAULT_DATABASE}); "
-        "'none' keeps them in memory",
+        f"postgresql://USER@HOST/DB, which lets several servers share them (default: "
+        f"$AGENTRY_DATABASE_URL, else {DEFAULT_DATABASE}); 'none' keeps them in memory",
+    )
+    parser.add_argument(
+        "--pool-size",
+        type=int,
+        default=None,
+        help="database connections to keep open (default: 1 for SQLite, 10 for PostgreSQL)",
+    )
+    parser.add_argument(
+        "--pool-max-overflow",
+        type=int,
+        default=None,
+        help="connections opened beyond --pool-size under load (default: 0 for SQLite, 10)",
+    )
+    parser.add_argument(
+        "--pool-timeout",
+        type=float,
+        default=600.0,
+        help="seconds a request waits for a free database connection (default: 600)",
+    )
+    parser.add_argument(
+        "--lease",
+        type=float,
+        default=15.0,
+        help="seconds after which a server sharing the database that stopped renewing "
+        "its lease counts as dead and its running tasks are failed (default: 15)",
     )
     parser.add_argument("--log-level", default="info", help="uvicorn log level")
 
@@ -86,17 +125,42 @@ def run_from_arguments(arguments: argparse.Namespace) -> int:
 
     database = None if str(arguments.database).lower() == "none" else arguments.database
     database = resolve_database(database)
+    try:
+        pool = _pool(arguments, database)
+    except AgentryError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     where = describe_database(database)
     print(f"agentry: tasks and sessions are kept {where}", file=sys.stderr, flush=True)
-    serve(
-        agent,
-        host=arguments.host,
-        port=arguments.port,
-        url=arguments.url,
-        database=database,
-        log_level=arguments.log_level,
-    )
+    try:
+        serve(
+            agent,
+            host=arguments.host,
+            port=arguments.port,
+            url=arguments.url,
+            database=database,
+            log_level=arguments.log_level,
+            pool=pool,
+            lease_duration=arguments.lease,
+        )
+    except AgentryError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     return 0
+
+
+def _pool(arguments: argparse.Namespace, database: str | Path | None) -> PoolSettings | None:
+    """The pool the `--pool-*` flags describe, the server's defaults filling the rest."""
+    if database is None:
+        return None
+    from agentry.a2a._database import server_pool
+
+    return server_pool(
+        database,
+        size=arguments.pool_size,
+        max_overflow=arguments.pool_max_overflow,
+        timeout=arguments.pool_timeout,
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,5 +1,7 @@
-"""The A2A server's stores on one database: a2a-sdk's task table, versioned, and the
-sessions of its contexts, sharing one engine (a SQLite file or PostgreSQL by URL)."""
+"""The A2A server's stores on one database, sharing one engine (a SQLite file or
+PostgreSQL by URL): a2a-sdk's task tables with their versions and events, the servers'
+leases, and the sessions of its contexts. Each is a versioned component of
+`agentry.storage`, so `agentry db upgrade` prepares them and a newer one is refused."""
 
 from __future__ import annotations
 
@@ -8,18 +10,20 @@ from pathlib import Path
 from typing import cast
 
 import sqlalchemy as sa
-from a2a.server.models import TaskModel, create_task_model
+from a2a.server.cluster import DatabaseTaskEventStream, VersionedDatabaseTaskStore
+from a2a.server.models import TaskEventModel, TaskModel, TaskVersionModel, create_task_model
 from a2a.server.tasks import DatabaseTaskStore
 from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlalchemy.orm import DeclarativeBase
 from typing_extensions import override
 
+from agentry.a2a._database import server_engine
+from agentry.a2a._leases import LEASES_SCHEMA, owner_from_context
 from agentry.a2a._sessions import DEFAULT_DATABASE
 from agentry.a2a._sql_sessions import SQLContextSessionStore
 from agentry.storage import (
     PoolSettings,
     Schema,
-    create_engine,
     create_tables,
     default_database_url,
     ensure_schema,
@@ -30,7 +34,7 @@ __all__ = [
     "LEGACY_TASKS_TABLE",
     "TASKS_TABLE",
     "A2AStores",
-    "VersionedTaskStore",
+    "TaskTableStore",
     "describe_database",
     "prepare_database",
     "resolve_database",
@@ -75,8 +79,17 @@ def _tasks_schema(table: str) -> Schema:
             _rename_legacy_table(connection, model_table)
         create_tables(connection, model_table.metadata)
 
-    # Version 1: the task table of a2a-sdk 1.x.
-    return Schema(table, (create_or_adopt,))
+    # Version 1: the task table of a2a-sdk 1.x; version 2: the tables of its versioned
+    # store (each task's version, and its events for servers following it).
+    return Schema(table, (create_or_adopt, _create_cluster_tables))
+
+
+def _create_cluster_tables(connection: sa.Connection) -> None:
+    # a2a-sdk declares these on the metadata of its `tasks` table: copy them out alone.
+    metadata = sa.MetaData()
+    for model in (TaskVersionModel, TaskEventModel):
+        cast("sa.Table", model.__table__).to_metadata(metadata)  # a2a-sdk declares it untyped
+    create_tables(connection, metadata)
 
 
 def _rename_legacy_table(connection: sa.Connection, target: sa.Table) -> None:
@@ -93,9 +106,10 @@ def _rename_legacy_table(connection: sa.Connection, target: sa.Table) -> None:
         index.create(connection)
 
 
-class VersionedTaskStore(DatabaseTaskStore):
-    """a2a-sdk's `DatabaseTaskStore` whose table is created and upgraded by agentry's
-    versioned schemas instead of an unconditional `create_all`.
+class TaskTableStore(VersionedDatabaseTaskStore):
+    """a2a-sdk's versioned task store on agentry's task table, whose tables are created
+    and upgraded by agentry's versioned schemas; tasks belong to their owner (see
+    `owner_from_context`), so a sweep can fail another server's tasks.
 
     Args:
         engine: The database's engine.
@@ -103,33 +117,41 @@ class VersionedTaskStore(DatabaseTaskStore):
     """
 
     def __init__(self, engine: AsyncEngine, *, table: str = TASKS_TABLE) -> None:
-        super().__init__(engine, create_table=False)
-        self.task_model = _task_model(table)
+        super().__init__(engine, create_table=False, owner_resolver=owner_from_context)
+        tasks = self.as_task_store
+        assert isinstance(tasks, DatabaseTaskStore)
+        tasks.task_model = _task_model(table)
+        self.engine = engine
+        self.table = _task_table(table)
         self._schema = _tasks_schema(table)
 
     @override
     async def initialize(self) -> None:
-        """Bring the task table to this version (a newer one raises `SchemaVersionError`)."""
+        """Bring the task tables to this version (a newer one raises `SchemaVersionError`)."""
         await ensure_schema(self.engine, self._schema)
         await super().initialize()
 
 
 class A2AStores:
-    """The task store and session store of one database, sharing its engine.
+    """The task store, task events, leases and session store of one database, sharing
+    its engine.
 
     Args:
         database: A database URL or a SQLite file path.
-        pool: The engine's connection pool.
+        pool: The engine's connection pool (default: `server_pool`'s).
     """
 
     def __init__(self, database: str | os.PathLike[str], *, pool: PoolSettings | None) -> None:
-        self.engine = create_engine(database, pool)
-        self.tasks = VersionedTaskStore(self.engine)
+        self.engine = server_engine(database, pool)
+        self.tasks = TaskTableStore(self.engine)
+        self.events = DatabaseTaskEventStream(self.engine, create_table=False)
         self.sessions = SQLContextSessionStore(engine=self.engine)
 
     async def start(self) -> None:
-        """Prepare both tables, so a server on a database it cannot use fails at start."""
+        """Prepare every table, so a server on a database it cannot use fails at start."""
         await self.tasks.initialize()
+        await self.events.initialize()
+        await ensure_schema(self.engine, LEASES_SCHEMA)
         await self.sessions.prepare()
 
     async def close(self) -> None:
@@ -158,7 +180,7 @@ def describe_database(database: str | Path | None) -> str:
 async def prepare_database(
     database: str | os.PathLike[str], *, pool: PoolSettings | None = None
 ) -> None:
-    """Create or upgrade the A2A server's tables (tasks and sessions) in `database`, as a
+    """Create or upgrade the A2A server's tables (tasks, leases, sessions) in `database`, as a
     server does when it starts (`agentry db upgrade` calls it ahead of a deployment).
 
     Raises:

@@ -30,8 +30,8 @@ def add_parser(commands: Any, parents: list[argparse.ArgumentParser]) -> None:
         (
             "upgrade",
             _upgrade,
-            "create or upgrade the tables of every store (history, checkpoints, A2A tasks "
-            "and sessions) to this agentry's versions",
+            "create or upgrade the tables of every store (history, checkpoints, A2A tasks, "
+            "leases and sessions) to this agentry's versions",
         ),
     ):
         action = actions.add_parser(name, parents=parents, help=summary, description=summary)

@@ -1,0 +1,71 @@
+"""Streamed chunks reach the client one by one but the task store in few writes."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from a2a.server.context import ServerCallContext
+from a2a.server.tasks import InMemoryTaskStore
+from a2a.types import Task, TaskArtifactUpdateEvent
+from typing_extensions import override
+
+from agentry import Agent
+from agentry.clients.scripted import ScriptedChatClient
+
+from .conftest import a2a_client, serve
+from .helpers import artifact_text, collect, user_message
+
+pytestmark = pytest.mark.timeout(30)
+
+ANSWER = "".join(f"word{i} " for i in range(40))
+CHUNK = 6
+
+
+class CountingTaskStore(InMemoryTaskStore):
+    """An in-memory task store that counts its writes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.writes = 0
+
+    @override
+    async def save(self, task: Task, context: ServerCallContext) -> None:
+        self.writes += 1
+        await super().save(task, context)
+
+
+async def stream_answer(**options: object) -> tuple[list[TaskArtifactUpdateEvent], Task, int]:
+    """Stream ANSWER through a served agent; its chunks as the client saw them, the stored
+    task, and the store's writes."""
+    agent = Agent(client=ScriptedChatClient([ANSWER], chunk_size=CHUNK), name="talker")
+    store = CountingTaskStore()
+    async with (
+        serve(agent, task_store=store, **options) as server,
+        a2a_client(server.url) as client,
+    ):
+        events = await collect(client, user_message("talk"))
+    chunks = [e.artifact_update for e in events if e.HasField("artifact_update")]
+    stored = await store.get(chunks[0].task_id, ServerCallContext())
+    assert stored is not None
+    return chunks, stored, store.writes
+
+
+async def test_the_client_gets_every_chunk_and_the_store_one_write_for_them() -> None:
+    chunks, stored, writes = await stream_answer()
+
+    streamed = [c for c in chunks if not c.last_chunk]
+    assert len(streamed) == math.ceil(len(ANSWER) / CHUNK)
+    assert "".join(p.text for c in streamed for p in c.artifact.parts) == ANSWER
+    assert chunks[-1].last_chunk
+    assert chunks[-1].artifact.parts[0].text == ANSWER
+    assert artifact_text(stored) == ANSWER
+    # submitted, working, the whole answer, completed: as many as the status events.
+    assert writes == 4
+
+
+async def test_a_zero_interval_writes_every_chunk() -> None:
+    chunks, stored, writes = await stream_answer(chunk_write_interval=0)
+
+    assert artifact_text(stored) == ANSWER
+    assert writes == 4 + len(chunks) - 1
