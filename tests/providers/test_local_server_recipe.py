@@ -35,7 +35,7 @@ def _run(
 def test_the_guides_agent_calls_the_tool_and_answers_from_it_on_both_apis(
     llama_server: str, tmp_path: Path
 ) -> None:
-    (block,) = [b for b in python_blocks(GUIDE) if GUIDE_SERVER in b.source]
+    (block,) = [b for b in python_blocks(GUIDE) if GUIDE_SERVER in b.source and "@tool" in b.source]
     script = tmp_path / "weather.py"
     script.write_text(block.source.replace(GUIDE_SERVER, f"{llama_server}/v1"))
 
