@@ -5,7 +5,6 @@ policy, and a fallback from a server that is down to llama-server."""
 from __future__ import annotations
 
 import socket
-from collections.abc import Iterator
 
 import pytest
 
@@ -13,16 +12,10 @@ from agentry import ChatOptions, FallbackChatClient, RetryPolicy
 from agentry.clients import ANSWERED_BY
 from agentry.openai import OpenAIChatClient, OpenAIChatCompletionClient
 from tests.clients.answers import respond
-from tests.providers.llama_server import API_KEY, running_llama_server
+from tests.providers.llama_server import API_KEY
 
 SHORT: ChatOptions = {"temperature": 0.0, "seed": 7, "max_tokens": 8}
 CLIENTS = [OpenAIChatCompletionClient, OpenAIChatClient]
-
-
-@pytest.fixture(scope="module")
-def llama_server() -> Iterator[str]:
-    with running_llama_server() as url:
-        yield url
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["plain", "stream"])

@@ -2,9 +2,8 @@ import json
 import os
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, HTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import ClassVar
 
@@ -15,6 +14,7 @@ from agentry import Agent
 from agentry.clients.scripted import ScriptedChatClient
 from agentry.errors import AgentryError
 from agentry.observability import configure_otel, is_instrumentation_enabled
+from tests.threaded_http import serving
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
 
@@ -85,14 +85,8 @@ class _Collector(BaseHTTPRequestHandler):
 @pytest.fixture
 def collector() -> Iterator[str]:
     _Collector.received = []
-    server = HTTPServer(("127.0.0.1", 0), _Collector)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(_Collector) as url:
+        yield url
 
 
 def test_otlp_exporter_posts_traces_and_metrics_to_the_collector(collector: str) -> None:

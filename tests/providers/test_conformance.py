@@ -4,7 +4,8 @@ Each test runs once per client. The live tests talk to llama.cpp's `llama-server
 the default local model, through each client's official SDK (the Azure OpenAI and Foundry
 clients through the local front of tests/azure/front.py, which checks their URLs and
 sign-in); greedy sampling and short prompts the 0.5B model answers reliably keep them
-deterministic. What one local server cannot show (parallel tool calls, unknown models,
+deterministic. A relay (`memo_relay.py`) answers a request the server has already answered
+in the session from memory, so clients that send the same request compute it once. What one local server cannot show (parallel tool calls, unknown models,
 rate limits) is replayed in each provider's wire format, through the same front.
 """
 

@@ -18,6 +18,7 @@ from agentry.local._errors import (
     ModelNotInstalledError,
     UnknownLocalModelError,
 )
+from agentry.local._llama_server import llama_server_arguments
 from agentry.local._model_files import default_cache_dir, resolve_model_file
 from agentry.local._registry import (
     DEFAULT_LOCAL_MODEL,
@@ -41,5 +42,6 @@ __all__ = [
     "UnknownLocalModelError",
     "default_cache_dir",
     "get_local_model",
+    "llama_server_arguments",
     "resolve_model_file",
 ]
