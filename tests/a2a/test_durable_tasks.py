@@ -1,0 +1,91 @@
+"""`agentry serve a2a --durable`: a task whose server is killed goes on on another server.
+
+Each task runs as a durable agent run (its model and tool calls are recorded steps).
+Server 1 is killed with SIGKILL after the agent's tool ran, while its final model call is
+under way; server 2, on the same task store and durable database, takes the run over,
+resumes the task, and completes it: the tool is not called again, the model once more.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from a2a.client import Client
+from a2a.types import GetTaskRequest, Task, TaskState
+
+from agentry.a2a._durable_tasks import RESUMED_TASK_MESSAGE
+
+from .conftest import a2a_client
+from .durable_app import BLOCK_ENV, CALLS_ENV, read_calls
+from .helpers import artifact_text, user_message
+from .processes import served, start_server
+from .test_scale_out import Stream
+
+pytestmark = pytest.mark.timeout(120)
+
+TARGET = "tests.a2a.durable_app:agent"
+# Short leases and takeover: a dead server's tasks and runs are taken over quickly.
+OPTIONS = ("--lease", "1", "--takeover-after", "1", "--log-level", "warning")
+
+
+async def _completed(client: Client, task_id: str) -> Task:
+    """The task once it has ended (the test's timeout guards)."""
+    while True:
+        task = await client.get_task(GetTaskRequest(id=task_id))
+        if task.status.state not in (TaskState.TASK_STATE_SUBMITTED, TaskState.TASK_STATE_WORKING):
+            return task
+        await asyncio.sleep(0.1)
+
+
+async def _blocked(calls: str) -> None:
+    """Wait until the final model call is under way (the test's timeout guards)."""
+    while not any(kind == "blocked" for kind, _ in read_calls(calls)):
+        await asyncio.sleep(0.05)
+
+
+async def test_a_durable_task_of_a_killed_server_completes_on_another_without_calling_the_tool_again(
+    tmp_path: Path,
+) -> None:
+    calls = str(tmp_path / "calls.sqlite")
+    databases = (
+        "--database",
+        str(tmp_path / "tasks.sqlite"),
+        "--durable",
+        f"sqlite:///{tmp_path / 'runs.sqlite'}",
+    )
+    first = await start_server(
+        TARGET,
+        *databases,
+        "--worker-id",
+        "server-1",
+        *OPTIONS,
+        environment={CALLS_ENV: calls, BLOCK_ENV: "1"},
+    )
+    try:
+        async with a2a_client(first.url) as client:
+            stream = Stream(client, user_message("Charge the customer 12 dollars."))
+            await stream.working.wait()
+            await _blocked(calls)
+            first.kill()
+            await asyncio.gather(stream.runner, return_exceptions=True)
+    finally:
+        first.stop()
+    killed = {pid for _, pid in read_calls(calls)}
+    async with (
+        served(
+            TARGET, *databases, "--worker-id", "server-2", *OPTIONS, environment={CALLS_ENV: calls}
+        ) as second,
+        a2a_client(second.url) as client,
+    ):
+        task = await _completed(client, stream.task_id)
+    assert task.status.state == TaskState.TASK_STATE_COMPLETED
+    assert artifact_text(task) == "Done: charged 1200 cents."
+    assert RESUMED_TASK_MESSAGE in [p.text for m in task.history for p in m.parts]
+    after = [(kind, pid) for kind, pid in read_calls(calls) if pid not in killed]
+    before = [kind for kind, pid in read_calls(calls) if pid in killed]
+    assert before == ["model", "tool", "model", "blocked"]
+    # The tool ran once, before the kill; the model was called once more, for the answer.
+    assert [kind for kind, _ in after] == ["model"]
+    assert len(killed) == 1
