@@ -1,4 +1,5 @@
-"""`agentry serve a2a --durable`: a task whose server is killed goes on on another server.
+"""`agentry serve a2a --durable`: a task whose server is killed goes on on another server,
+and a durable task waits for approvals and keeps its context's conversation.
 
 Each task runs as a durable agent run (its model and tool calls are recorded steps).
 Server 1 is killed with SIGKILL after the agent's tool ran, while its final model call is
@@ -15,11 +16,15 @@ import pytest
 from a2a.client import Client
 from a2a.types import GetTaskRequest, Task, TaskState
 
+from agentry import Agent
 from agentry.a2a._durable_tasks import RESUMED_TASK_MESSAGE
+from agentry.clients.scripted import ScriptedChatClient
+from agentry.durable import DurableRuntime
+from agentry.types import ChatOptions, Message
 
-from .conftest import a2a_client
+from .conftest import a2a_client, serve
 from .durable_app import BLOCK_ENV, CALLS_ENV, read_calls
-from .helpers import artifact_text, user_message
+from .helpers import artifact_text, delete_file, send_blocking, user_message
 from .processes import served, start_server
 from .test_scale_out import Stream
 
@@ -89,3 +94,40 @@ async def test_a_durable_task_of_a_killed_server_completes_on_another_without_ca
     # The tool ran once, before the kill; the model was called once more, for the answer.
     assert [kind for kind, _ in after] == ["model"]
     assert len(killed) == 1
+
+
+async def test_a_durable_task_waits_for_approval_and_its_context_keeps_the_conversation(
+    tmp_path: Path,
+) -> None:
+    def user_messages(messages: list[Message], options: ChatOptions) -> str:
+        del options
+        return f"{sum(m.role == 'user' for m in messages)} user messages so far"
+
+    model = ScriptedChatClient(
+        [
+            ScriptedChatClient.function_call("delete_file", {"path": "a.txt"}, call_id="c1"),
+            lambda messages, options: f"Result: {messages[-1].contents[0].result}",
+            user_messages,
+        ]
+    )
+    agent = Agent(model, name="files", tools=[delete_file])
+    runtime = DurableRuntime(f"sqlite:///{tmp_path / 'runs.sqlite'}", takeover_after=None)
+    async with (
+        serve(agent, durable=runtime) as server,
+        a2a_client(server.url, streaming=False) as client,
+    ):
+        waiting = await send_blocking(client, user_message("Delete a.txt"))
+        assert waiting.status.state == TaskState.TASK_STATE_INPUT_REQUIRED
+        run = runtime.agent_run(waiting.id)
+        assert [r.id for r in await run.pending_requests()] == ["c1"]
+        unclear = await send_blocking(client, user_message("hello", task_id=waiting.id))
+        assert unclear.status.state == TaskState.TASK_STATE_INPUT_REQUIRED
+        done = await send_blocking(client, user_message("yes", task_id=waiting.id))
+        assert done.status.state == TaskState.TASK_STATE_COMPLETED
+        assert artifact_text(done) == "Result: deleted a.txt"
+        assert await run.status() == "SUCCESS"
+        again = await send_blocking(
+            client, user_message("How many messages?", context_id=done.context_id)
+        )
+    assert artifact_text(again) == "2 user messages so far"
+    assert len(model.calls) == 3

@@ -21,7 +21,7 @@ from typing_extensions import override
 from agentry.types import Content, Message
 
 if TYPE_CHECKING:
-    from collections.abc import Awaitable, Callable
+    from collections.abc import Awaitable, Callable, Collection
 
     from a2a.server.cluster import VersionedTaskStore
 
@@ -89,8 +89,11 @@ class DurableTasks:
         task_id: str,
         session: AgentSession,
         publish: Callable[[AgentResponseUpdate], Awaitable[None]],
+        *,
+        answered: Collection[str] = (),
     ) -> list[Content]:
-        """Publish the run's updates from its start until it ends or waits for approvals.
+        """Publish the run's updates from its start until it ends or waits for approvals
+        other than the `answered` ones (sent, but perhaps not yet received by the run).
 
         Returns:
             The approval requests the run waits on; none when it ended, in which case the
@@ -103,7 +106,7 @@ class DurableTasks:
         async for update in run.stream():
             if any(c.type == "function_approval_request" for c in update.contents):
                 # Replayed from the start: only a wait not yet answered stops here.
-                waiting = await run.pending_requests()
+                waiting = [r for r in await run.pending_requests() if r.id not in answered]
                 if waiting:
                     return waiting
                 continue

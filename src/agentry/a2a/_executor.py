@@ -412,17 +412,18 @@ class AgentryAgentExecutor(AgentExecutor):
     ) -> None:
         """Start the task's durable run, or send it the approvals it waits on; follow it."""
         pending = _pending_requests(session, task_id)
+        answered: list[str] = []
         if pending:
             follow_up = read_follow_up(user_message, pending)
             if follow_up.answers is None:
                 await self._ask(reply, pending, context_id, task_id, _still_waiting(follow_up))
                 return
             await durable.answer(task_id, follow_up.answers)
-            _set_pending_requests(session, task_id, [])
+            answered = [str(a.id) for a in follow_up.answers]
         else:
             await durable.start(task_id, session, user_message)
         await reply.start()
-        await self._follow_durably(durable, session, context_id, task_id, reply)
+        await self._follow_durably(durable, session, context_id, task_id, reply, answered)
 
     async def _follow_durably(
         self,
@@ -431,14 +432,16 @@ class AgentryAgentExecutor(AgentExecutor):
         context_id: str,
         task_id: str,
         reply: Reply,
+        answered: list[str] | None = None,
     ) -> None:
         """Publish the task's durable run until it ends (the task completes) or waits for
-        approvals (the task waits for input); the session is saved first."""
+        approvals other than the `answered` ones (the task waits for input); the session
+        is saved first."""
 
         async def publish(update: AgentResponseUpdate) -> None:
             await _publish(update, reply)
 
-        requests = await durable.follow(task_id, session, publish)
+        requests = await durable.follow(task_id, session, publish, answered=answered or ())
         _set_pending_requests(session, task_id, requests)
         await self.sessions.save(context_id, session)
         if requests:
