@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import os
-import sqlite3
 
 from agentry import Agent, tool
 from agentry.clients.scripted import ScriptedChatClient
 from agentry.types import ChatOptions, ChatResponse, Message
+from tests.call_log import note_call
 
 CALLS_ENV = "DURABLE_APP_CALLS"
 BLOCK_ENV = "DURABLE_APP_BLOCK"
@@ -22,16 +22,7 @@ BLOCK_ENV = "DURABLE_APP_BLOCK"
 
 def note(kind: str) -> None:
     """Note a call of `kind` made by this process."""
-    with sqlite3.connect(os.environ[CALLS_ENV]) as calls:
-        calls.execute("CREATE TABLE IF NOT EXISTS calls (kind TEXT, pid INTEGER)")
-        calls.execute("INSERT INTO calls VALUES (?, ?)", (kind, os.getpid()))
-
-
-def read_calls(path: str) -> list[tuple[str, int]]:
-    """The calls noted in `path`, in order."""
-    with sqlite3.connect(path) as calls:
-        calls.execute("CREATE TABLE IF NOT EXISTS calls (kind TEXT, pid INTEGER)")
-        return [(str(k), int(p)) for k, p in calls.execute("SELECT kind, pid FROM calls")]
+    note_call(os.environ[CALLS_ENV], kind)
 
 
 @tool

@@ -21,9 +21,10 @@ from agentry.a2a._durable_tasks import RESUMED_TASK_MESSAGE
 from agentry.clients.scripted import ScriptedChatClient
 from agentry.durable import DurableRuntime
 from agentry.types import ChatOptions, Message
+from tests.call_log import read_calls
 
 from .conftest import a2a_client, serve
-from .durable_app import BLOCK_ENV, CALLS_ENV, read_calls
+from .durable_app import BLOCK_ENV, CALLS_ENV
 from .helpers import artifact_text, delete_file, send_blocking, user_message
 from .processes import served, start_server
 from .test_scale_out import Stream

@@ -22,8 +22,9 @@ from agentry import Agent, RetryPolicy
 from agentry.durable import DurableRunFailedError, DurableRuntime
 from agentry.openai import OpenAIChatCompletionClient
 from agentry.testing import load_exchanges
+from tests.call_log import read_calls
 from tests.clients.faulty_server import FaultyServer
-from tests.durable.usage_app import CALLS_ENV, create_runtime, read_calls
+from tests.durable.usage_app import CALLS_ENV, create_runtime
 from tests.durable.worker_processes import start_worker, stop_workers
 from tests.openai.conftest import RECORDINGS, error_exchange
 

@@ -9,12 +9,12 @@ The runs are in `$AGENTRY_DURABLE_DATABASE_URL`, read when `create_runtime` is c
 from __future__ import annotations
 
 import os
-import sqlite3
 
 from agentry import Agent, tool
 from agentry.clients.scripted import ScriptedChatClient
 from agentry.durable import DurableRuntime
 from agentry.types import ChatOptions, ChatResponse, Message, UsageLimits
+from tests.call_log import note_call
 
 CALLS_ENV = "USAGE_APP_CALLS"
 LIMITS = UsageLimits(requests=2)
@@ -22,16 +22,7 @@ LIMITS = UsageLimits(requests=2)
 
 def note(kind: str) -> None:
     """Note a call of `kind` made by this process."""
-    with sqlite3.connect(os.environ[CALLS_ENV]) as calls:
-        calls.execute("CREATE TABLE IF NOT EXISTS calls (kind TEXT, pid INTEGER)")
-        calls.execute("INSERT INTO calls VALUES (?, ?)", (kind, os.getpid()))
-
-
-def read_calls(path: str) -> list[tuple[str, int]]:
-    """The calls noted in `path`, in order."""
-    with sqlite3.connect(path) as calls:
-        calls.execute("CREATE TABLE IF NOT EXISTS calls (kind TEXT, pid INTEGER)")
-        return [(str(k), int(p)) for k, p in calls.execute("SELECT kind, pid FROM calls")]
+    note_call(os.environ[CALLS_ENV], kind)
 
 
 @tool(approval_mode="always_require")
