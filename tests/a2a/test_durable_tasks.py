@@ -51,16 +51,21 @@ async def _blocked(calls: str) -> None:
         await asyncio.sleep(0.05)
 
 
+@pytest.fixture(params=["sqlite", "postgresql"])
+def databases(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[str, ...]:
+    """The servers' `--database` and `--durable` options: two SQLite files, or one
+    PostgreSQL database for both."""
+    if request.param == "sqlite":
+        runs = f"sqlite:///{tmp_path / 'runs.sqlite'}"
+        return ("--database", str(tmp_path / "tasks.sqlite"), "--durable", runs)
+    url = str(request.getfixturevalue("postgres_url"))
+    return ("--database", url, "--durable", url)
+
+
 async def test_a_durable_task_of_a_killed_server_completes_on_another_without_calling_the_tool_again(
-    tmp_path: Path,
+    tmp_path: Path, databases: tuple[str, ...]
 ) -> None:
     calls = str(tmp_path / "calls.sqlite")
-    databases = (
-        "--database",
-        str(tmp_path / "tasks.sqlite"),
-        "--durable",
-        f"sqlite:///{tmp_path / 'runs.sqlite'}",
-    )
     first = await start_server(
         TARGET,
         *databases,
