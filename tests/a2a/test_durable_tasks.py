@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from a2a.client import Client
-from a2a.types import GetTaskRequest, Task, TaskState
+from a2a.types import CancelTaskRequest, GetTaskRequest, Task, TaskState
 
 from agentry import Agent
 from agentry.a2a._durable_tasks import RESUMED_TASK_MESSAGE
@@ -137,3 +137,25 @@ async def test_a_durable_task_waits_for_approval_and_its_context_keeps_the_conve
         )
     assert artifact_text(again) == "2 user messages so far"
     assert len(model.calls) == 3
+
+
+async def test_canceling_a_durable_task_cancels_its_run(tmp_path: Path) -> None:
+    asked = asyncio.Event()
+
+    async def slow_model(messages: list[Message], options: ChatOptions) -> str:
+        del messages, options
+        asked.set()
+        await asyncio.sleep(3600)  # until the run is canceled
+        return "never"
+
+    agent = Agent(ScriptedChatClient([slow_model]), name="slow")
+    runtime = DurableRuntime(f"sqlite:///{tmp_path / 'runs.sqlite'}", takeover_after=None)
+    async with serve(agent, durable=runtime) as server, a2a_client(server.url) as client:
+        stream = Stream(client, user_message("Take your time."))
+        await stream.working.wait()
+        await asked.wait()
+        canceled = await client.cancel_task(CancelTaskRequest(id=stream.task_id))
+        await asyncio.gather(stream.runner, return_exceptions=True)
+        status = await runtime.agent_run(stream.task_id).status()
+    assert canceled.status.state == TaskState.TASK_STATE_CANCELED
+    assert status == "CANCELLED"
