@@ -48,13 +48,14 @@ class ServerProcess:
             self.process.stdout.close()
 
 
-async def start_server(*arguments: str) -> ServerProcess:
-    """Start `agentry serve a2a ARGUMENTS` on a free port and wait until it answers."""
+async def start_server(*arguments: str, environment: dict[str, str] | None = None) -> ServerProcess:
+    """Start `agentry serve a2a ARGUMENTS` on a free port and wait until it answers
+    (with `environment` added to this process's)."""
     port = free_port()
     process = subprocess.Popen(
         [sys.executable, "-m", "agentry.cli", "serve", "a2a", *arguments, "--port", str(port)],
         cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT / "src")},
+        env={**os.environ, **(environment or {}), "PYTHONPATH": str(ROOT / "src")},
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
     )
@@ -72,10 +73,12 @@ async def start_server(*arguments: str) -> ServerProcess:
 
 
 @asynccontextmanager
-async def served(*arguments: str) -> AsyncGenerator[ServerProcess, None]:
-    """An `agentry serve a2a ARGUMENTS` process for the block; stopped (or already
-    killed) at its end."""
-    server = await start_server(*arguments)
+async def served(
+    *arguments: str, environment: dict[str, str] | None = None
+) -> AsyncGenerator[ServerProcess, None]:
+    """An `agentry serve a2a ARGUMENTS` process for the block (with `environment` added to
+    this process's); stopped (or already killed) at its end."""
+    server = await start_server(*arguments, environment=environment)
     try:
         yield server
     finally:

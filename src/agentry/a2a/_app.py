@@ -6,7 +6,7 @@ import contextlib
 from collections.abc import AsyncGenerator, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from a2a.server.agent_execution import RequestContext, SimpleRequestContextBuilder
 from a2a.server.cluster import TaskEventStream, VersionedTaskStore
@@ -36,6 +36,9 @@ from agentry.a2a._sessions import DEFAULT_DATABASE, ContextSessionStore, InMemor
 from agentry.a2a._task_store import A2AStores, resolve_database
 from agentry.agents import SupportsAgentRun
 from agentry.storage import PoolSettings
+
+if TYPE_CHECKING:
+    from agentry.durable import DurableRuntime
 
 __all__ = ["A2AApp", "create_app"]
 
@@ -142,6 +145,7 @@ def create_app(
     lease_duration: float = 15.0,
     cancel_poll_interval: float = 1.0,
     chunk_write_interval: float = 0.5,
+    durable: DurableRuntime | None = None,
     **card_options: Any,
 ) -> A2AApp:
     """An ASGI app serving `agent` over A2A, with the JSON-RPC and HTTP+JSON bindings.
@@ -186,6 +190,11 @@ def create_app(
             canceled through another server sharing `database`.
         chunk_write_interval: Seconds between store writes of a task while its answer
             streams (the client still gets every chunk as it comes); 0 writes each chunk.
+        durable: Run each task as a durable agent run in this runtime (`agentry.durable`),
+            which the app launches and shuts down with itself: a task whose server dies
+            is then resumed by another server sharing `database` (the run goes on from
+            its last completed step) instead of failed. Give each server its own
+            `worker_id`.
         **card_options: Passed to :func:`build_agent_card` (name, description, skills...).
 
     Returns:
@@ -193,7 +202,8 @@ def create_app(
 
     Raises:
         A2AConfigError: Both `agent_card` and card options were given, a limit is not
-            positive, or `reply_with` is neither `"task"` nor `"message"`.
+            positive, `reply_with` is neither `"task"` nor `"message"`, or `durable` is
+            given with an agent that is not an `Agent`.
         StorageConfigError: `database` is not a database URL.
 
     Example:
@@ -240,7 +250,11 @@ def create_app(
     if sessions is None:
         sessions = InMemoryContextSessionStore() if stores is None else stores.sessions
     executor = AgentryAgentExecutor(
-        agent, sessions=sessions, reply_with=reply_with, out_of_band_wait=idle_task_timeout
+        agent,
+        sessions=sessions,
+        reply_with=reply_with,
+        out_of_band_wait=idle_task_timeout,
+        durable=durable,
     )
     handler = DefaultRequestHandler(
         agent_executor=executor,
@@ -267,6 +281,8 @@ def create_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncGenerator[None, None]:
+        if durable is not None:
+            await durable.launch()
         if stores is not None:
             await stores.start()
         elif isinstance(base_store, DatabaseTaskStore):
@@ -285,6 +301,8 @@ def create_app(
                 await stores.close()
             if lease_engine is not None:
                 await lease_engine.dispose()
+            if durable is not None:
+                durable.shutdown()
 
     all_routes = [
         *routes,

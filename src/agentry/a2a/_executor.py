@@ -14,7 +14,7 @@ import asyncio
 import logging
 import weakref
 from collections.abc import Sequence
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
@@ -38,14 +38,18 @@ from agentry.a2a._authorizations import (
     take_credentials,
     waits_out_of_band,
 )
+from agentry.a2a._durable_tasks import DurableTasks, StoreEvents, answer_artifact_id
 from agentry.a2a._errors import A2AConfigError
 from agentry.a2a._parts import content_to_part, message_to_agentry, to_a2a_message
 from agentry.a2a._replies import MessageReply, Reply, ReplyMode, TaskReply, check_reply_mode
 from agentry.a2a._sessions import ContextSessionStore, InMemoryContextSessionStore
-from agentry.agents import SupportsAgentRun
+from agentry.agents import Agent, SupportsAgentRun
 from agentry.observability import get_telemetry_observer
 from agentry.sessions import AgentSession
 from agentry.types import AgentResponseUpdate, Content, Message
+
+if TYPE_CHECKING:
+    from agentry.durable import DurableRuntime
 
 __all__ = ["NO_CONTENT_MESSAGE", "AgentryAgentExecutor"]
 
@@ -76,6 +80,11 @@ class AgentryAgentExecutor(AgentExecutor):
     seconds pass. Failures end the task in `TASK_STATE_FAILED` with the reason;
     cancellation ends it in `TASK_STATE_CANCELED`.
 
+    With `durable`, each task's run is a durable agent run whose id is the task's id (see
+    `agentry.durable`): its model and tool calls are recorded steps, a tool approval
+    waits in the runtime's database, and a server that finds the task left `working` by a
+    dead server follows the run (:meth:`resume_task`) instead of failing the task.
+
     Args:
         agent: The agent to run.
         sessions: Where sessions are kept between messages (default: in memory).
@@ -85,10 +94,13 @@ class AgentryAgentExecutor(AgentExecutor):
         out_of_band_wait: Seconds a run waits for an out-of-band authorization before it
             returns, leaving the task `auth-required` (the next message on the task tries
             again); `None` waits until the task is canceled.
+        durable: A durable runtime to run the agent in (an `Agent` with a name; it is
+            registered in the runtime if it is not already). The caller launches it.
 
     Raises:
-        A2AConfigError: `reply_with` is neither `"task"` nor `"message"`, or
-            `out_of_band_wait` is not positive.
+        A2AConfigError: `reply_with` is neither `"task"` nor `"message"`,
+            `out_of_band_wait` is not positive, or `durable` is given with an agent that
+            is not an `Agent`.
 
     Example:
         >>> from agentry.clients.scripted import ScriptedChatClient
@@ -103,9 +115,18 @@ class AgentryAgentExecutor(AgentExecutor):
         sessions: ContextSessionStore | None = None,
         reply_with: ReplyMode = "task",
         out_of_band_wait: float | None = 600.0,
+        durable: DurableRuntime | None = None,
     ) -> None:
         if out_of_band_wait is not None and out_of_band_wait <= 0:
             raise A2AConfigError(f"out_of_band_wait must be positive, got {out_of_band_wait}")
+        self.durable: DurableTasks | None = None
+        if durable is not None:
+            if not isinstance(agent, Agent):
+                raise A2AConfigError(
+                    f"a durable server runs an Agent, not a {type(agent).__name__}; serve "
+                    "a workflow durably with agentry.durable's workflows instead"
+                )
+            self.durable = DurableTasks(durable, agent)
         self.agent = agent
         self.sessions: ContextSessionStore = sessions or InMemoryContextSessionStore()
         self.reply_with: ReplyMode = check_reply_mode(reply_with)
@@ -143,6 +164,7 @@ class AgentryAgentExecutor(AgentExecutor):
                 context_id=context_id,
                 request=message,
                 is_new=current is None,
+                artifact_id=answer_artifact_id(task_id) if self.durable else None,
             )
             await task.open()
         run = asyncio.create_task(
@@ -243,6 +265,8 @@ class AgentryAgentExecutor(AgentExecutor):
     async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
         """Mark the task canceled; the server then stops the running `execute`."""
         task_id, context_id = context.task_id or "", context.context_id or ""
+        if self.durable is not None:
+            await self.durable.cancel(task_id)
         updater = TaskUpdater(event_queue, task_id, context_id)
         await updater.cancel(updater.new_agent_message([Part(text="The task was canceled.")]))
         # Requests the task was waiting on are forgotten once no run of the context is
@@ -321,6 +345,12 @@ class AgentryAgentExecutor(AgentExecutor):
         done. Returns the requests the task now waits for when they are all out-of-band
         authorizations (the run waits for them), or nothing.
         """
+        if self.durable is not None:
+            if user_message is not None:
+                await self._run_durably(
+                    self.durable, user_message, session, context_id, task_id, reply
+                )
+            return []
         pending = _pending_requests(session, task_id)
         if user_message is None:
             if not pending:
@@ -370,6 +400,87 @@ class AgentryAgentExecutor(AgentExecutor):
         await self.sessions.save(context_id, session)
         await reply.complete()
         return []
+
+    async def _run_durably(
+        self,
+        durable: DurableTasks,
+        user_message: Message,
+        session: AgentSession,
+        context_id: str,
+        task_id: str,
+        reply: Reply,
+    ) -> None:
+        """Start the task's durable run, or send it the approvals it waits on; follow it."""
+        pending = _pending_requests(session, task_id)
+        answered: list[str] = []
+        if pending:
+            follow_up = read_follow_up(user_message, pending)
+            if follow_up.answers is None:
+                await self._ask(reply, pending, context_id, task_id, _still_waiting(follow_up))
+                return
+            await durable.answer(task_id, follow_up.answers)
+            answered = [str(a.id) for a in follow_up.answers]
+        else:
+            await durable.start(task_id, session, user_message)
+        await reply.start()
+        await self._follow_durably(durable, session, context_id, task_id, reply, answered)
+
+    async def _follow_durably(
+        self,
+        durable: DurableTasks,
+        session: AgentSession,
+        context_id: str,
+        task_id: str,
+        reply: Reply,
+        answered: list[str] | None = None,
+    ) -> None:
+        """Publish the task's durable run until it ends (the task completes) or waits for
+        approvals other than the `answered` ones (the task waits for input); the session
+        is saved first."""
+
+        async def publish(update: AgentResponseUpdate) -> None:
+            await _publish(update, reply)
+
+        requests = await durable.follow(task_id, session, publish, answered=answered or ())
+        _set_pending_requests(session, task_id, requests)
+        await self.sessions.save(context_id, session)
+        if requests:
+            await self._ask(reply, requests, context_id, task_id, None)
+        else:
+            await reply.complete()
+
+    def resume_task(self, task_id: str, events: StoreEvents) -> None:
+        """Follow, in the background, the durable run of a task that a dead server left
+        running, writing the task's updates and its end through `events`.
+
+        The server's lease calls it for such a task once it has marked the task as
+        resumed here; the run itself goes on on whichever worker took it over.
+        """
+        durable = self.durable
+        if durable is None:
+            raise A2AConfigError("only a server with a durable runtime resumes tasks")
+        context_id = events.context_id
+        reply = TaskReply(
+            events,
+            task_id=task_id,
+            context_id=context_id,
+            request=A2AMessage(),
+            is_new=False,
+            artifact_id=answer_artifact_id(task_id),
+        )
+
+        async def follow() -> None:
+            try:
+                async with self._lock(context_id):
+                    session = await self._load_session(context_id)
+                    await self._follow_durably(durable, session, context_id, task_id, reply)
+            except Exception as error:
+                logger.error("resumed A2A task %s failed", task_id, exc_info=error)
+                await reply.fail(f"The agent failed: {type(error).__name__}: {error}")
+
+        run = asyncio.create_task(follow(), name=f"agentry-a2a-resume-{task_id}")
+        self._runs[task_id] = run
+        run.add_done_callback(lambda _: self._runs.pop(task_id, None))
 
     async def _ask(
         self,

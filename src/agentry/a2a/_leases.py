@@ -7,7 +7,8 @@ failed with a status message saying why, by whichever server sweeps first: each 
 sweeps on start-up and at each renewal. A running task with no recorded server (it
 started less than a renewal before its server died) is failed once its last update is
 older than a lease. Tasks waiting for input are left alone: the next message resumes
-them on any server.
+them on any server. On a server with a durable runtime, a task whose run is durable is
+not failed but resumed: the sweeping server marks it as resumed and follows the run.
 
 Cancellation reaches a task running on another server through the database: the server
 that receives `CancelTask` stores the task as canceled, and the server running it,
@@ -39,6 +40,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from typing_extensions import override
 
 from agentry.a2a._coalescing import CoalescingTaskStore
+from agentry.a2a._durable_tasks import RESUMED_TASK_MESSAGE, StoreEvents
 from agentry.a2a._executor import AgentryAgentExecutor
 from agentry.storage import Schema, create_tables
 
@@ -138,9 +140,10 @@ class ServerLease:
 
     async def sweep(self) -> None:
         """Fail the running tasks of servers whose lease ran out, this one's included:
-        call it once the lease is released and the runs are over."""
+        call it once the lease is released and the runs are over. Tasks with a durable run
+        are left for a live server to resume."""
         try:
-            await self._sweep(set())
+            await self._sweep(set(), stopping=True)
         except SQLAlchemyError:
             logger.warning("could not fail the tasks of stopped A2A servers", exc_info=True)
 
@@ -188,7 +191,7 @@ class ServerLease:
                 )
         self._recorded = running
 
-    async def _sweep(self, running: set[str]) -> None:
+    async def _sweep(self, running: set[str], *, stopping: bool = False) -> None:
         """Fail the running tasks of servers whose lease ran out."""
         now = time.time()
         stale = datetime.now(timezone.utc).replace(tzinfo=None) - timedelta(seconds=self.lease)
@@ -212,7 +215,7 @@ class ServerLease:
             rows = (await connection.execute(query)).all()
         abandoned = [(str(row[0]), row[1] or "") for row in rows if row[0] not in running]
         for task_id, owner in abandoned:
-            await self._fail(task_id, owner)
+            await self._fail(task_id, owner, stopping=stopping)
         async with self.engine.begin() as connection:
             for batch in _batches(task_id for task_id, _ in abandoned):
                 await connection.execute(delete(_runs).where(_runs.c.task_id.in_(batch)))
@@ -223,21 +226,27 @@ class ServerLease:
                 )
             )
 
-    async def _fail(self, task_id: str, owner: str) -> None:
+    async def _fail(self, task_id: str, owner: str, *, stopping: bool) -> None:
+        """Fail an abandoned task, or resume it here when its run is durable (a stopping
+        server leaves such a task to the others)."""
         context = ServerCallContext(state={_OWNER_KEY: owner})
         stored = await self.store.get(task_id, context)
         if stored is None or TaskState.Name(stored.task.status.state) not in _RUNNING_STATES:
             return
+        durable = self.executor.durable
+        resumed = durable is not None and await durable.has_run(task_id)
+        if resumed and stopping:
+            return
         failed = Task()
         failed.CopyFrom(stored.task)
         status = TaskStatus(
-            state=TaskState.TASK_STATE_FAILED,
+            state=TaskState.TASK_STATE_WORKING if resumed else TaskState.TASK_STATE_FAILED,
             message=Message(
                 message_id=uuid.uuid4().hex,
                 role=Role.ROLE_AGENT,
                 task_id=task_id,
                 context_id=failed.context_id,
-                parts=[Part(text=ABANDONED_TASK_MESSAGE)],
+                parts=[Part(text=RESUMED_TASK_MESSAGE if resumed else ABANDONED_TASK_MESSAGE)],
             ),
         )
         status.timestamp.GetCurrentTime()
@@ -251,7 +260,12 @@ class ServerLease:
             )
         except ConcurrentTaskModificationError:
             return  # another server changed it first: it is not abandoned, or already failed
-        logger.warning("failed A2A task %s: the server running it stopped", task_id)
+        if resumed:
+            events = StoreEvents(self.store, context, task_id, failed.context_id)
+            self.executor.resume_task(task_id, events)
+            logger.warning("resumed A2A task %s: the server running it stopped", task_id)
+        else:
+            logger.warning("failed A2A task %s: the server running it stopped", task_id)
 
     async def _stop_canceled_runs(self) -> None:
         running = self.executor.running_tasks()

@@ -89,6 +89,7 @@ class TaskReply:
         context_id: The task's context id.
         request: The user's message, the first entry of a new task's history.
         is_new: Whether the task is new (it is announced as `submitted` first).
+        artifact_id: The id of the answer's artifact (default: a fresh one).
     """
 
     def __init__(
@@ -99,12 +100,13 @@ class TaskReply:
         context_id: str,
         request: A2AMessage,
         is_new: bool,
+        artifact_id: str | None = None,
     ) -> None:
         self._queue = event_queue
         self._request = request
         self._is_new = is_new
         self.updater = TaskUpdater(event_queue, task_id, context_id)
-        self._writer = _ArtifactWriter(self.updater)
+        self._writer = _ArtifactWriter(self.updater, artifact_id or uuid.uuid4().hex)
 
     async def open(self) -> None:
         """Announce a new task as `submitted`; a continued task exists already."""
@@ -262,9 +264,9 @@ class _ArtifactWriter:
     so the stored task holds one clean answer.
     """
 
-    def __init__(self, updater: TaskUpdater) -> None:
+    def __init__(self, updater: TaskUpdater, artifact_id: str) -> None:
         self._updater = updater
-        self._artifact_id = uuid.uuid4().hex
+        self._artifact_id = artifact_id
         self._merged = _MergedParts()
 
     async def add(self, part: Part) -> None:

@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import argparse
+import socket
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agentry.a2a._sessions import DEFAULT_DATABASE
 from agentry.agents import SupportsAgentRun
 from agentry.errors import AgentryError, require_extra
 from agentry.storage import PoolSettings
+
+if TYPE_CHECKING:
+    from agentry.durable import DurableRuntime
 
 __all__ = ["add_arguments", "load_agent", "main", "serve"]
 
@@ -38,6 +43,7 @@ def serve(
     log_level: str = "info",
     pool: PoolSettings | None = None,
     lease_duration: float = 15.0,
+    durable: DurableRuntime | None = None,
 ) -> None:
     """Serve `agent` over A2A with uvicorn until interrupted.
 
@@ -52,6 +58,8 @@ def serve(
         pool: The database's connection pool (see :func:`create_app`).
         lease_duration: Seconds after which a server sharing `database` that stopped
             renewing its lease counts as dead (see :func:`create_app`).
+        durable: A durable runtime to run each task in, so that another server resumes
+            the tasks of a dead one (see :func:`create_app`).
 
     Raises:
         MissingExtraError: The `a2a` extra is not installed.
@@ -69,6 +77,7 @@ def serve(
         database=database,
         pool=pool,
         lease_duration=lease_duration,
+        durable=durable,
     )
     uvicorn.run(app, host=host, port=port, log_level=log_level)
 
@@ -111,6 +120,30 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="seconds after which a server sharing the database that stopped renewing "
         "its lease counts as dead and its running tasks are failed (default: 15)",
     )
+    parser.add_argument(
+        "--durable",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="DATABASE",
+        help="run each task as a durable agent run, recorded in DATABASE (default: "
+        "$AGENTRY_DURABLE_DATABASE_URL, else $AGENTRY_DATABASE_URL, else "
+        "agentry-durable.sqlite), so that a task whose server dies is resumed by another "
+        "server instead of failed",
+    )
+    parser.add_argument(
+        "--worker-id",
+        default=None,
+        help="this server's durable worker id, unique to it and kept across its restarts "
+        "(default: a2a-HOSTNAME-PORT)",
+    )
+    parser.add_argument(
+        "--takeover-after",
+        type=float,
+        default=60.0,
+        help="seconds after which the durable runs of a server that stopped are taken over "
+        "by the live ones (default: 60)",
+    )
     parser.add_argument("--log-level", default="info", help="uvicorn log level")
 
 
@@ -133,6 +166,7 @@ def run_from_arguments(arguments: argparse.Namespace) -> int:
     where = describe_database(database)
     print(f"agentry: tasks and sessions are kept {where}", file=sys.stderr, flush=True)
     try:
+        durable = _durable_runtime(arguments)
         serve(
             agent,
             host=arguments.host,
@@ -142,11 +176,25 @@ def run_from_arguments(arguments: argparse.Namespace) -> int:
             log_level=arguments.log_level,
             pool=pool,
             lease_duration=arguments.lease,
+            durable=durable,
         )
     except AgentryError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     return 0
+
+
+def _durable_runtime(arguments: argparse.Namespace) -> DurableRuntime | None:
+    """The durable runtime `--durable` asks for, if any."""
+    if arguments.durable is None:
+        return None
+    require_extra("durable", feature="Serving durable tasks")
+    from agentry.durable import DurableRuntime
+
+    worker_id = arguments.worker_id or f"a2a-{socket.gethostname()}-{arguments.port}"
+    return DurableRuntime(
+        arguments.durable or None, worker_id=worker_id, takeover_after=arguments.takeover_after
+    )
 
 
 def _pool(arguments: argparse.Namespace, database: str | Path | None) -> PoolSettings | None:

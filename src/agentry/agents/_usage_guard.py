@@ -7,7 +7,8 @@ internally returns one response whose usage covers the attempts it reports.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, MutableMapping
+import sys
+from collections.abc import Callable, Mapping, MutableMapping
 from typing import cast
 
 from agentry.errors import UsageLimitExceededError
@@ -26,16 +27,78 @@ _UNITS = {
     "total_tokens": "total tokens",
 }
 
+_NO_LIMIT = sys.maxsize
+"""The cap of a usage without a limit: no count reaches it."""
+
+_Caps = tuple[int, int, int, int, int]
+_Breaks = Callable[[str, int, int], bool]
+"""Whether a limit is broken: `(name, count, value) -> bool`."""
+
+_caps_of: dict[int, tuple[UsageLimits, _Caps]] = {}
+"""Each `UsageLimits`' caps (in `_UNITS` order), by identity: worked out once."""
+
+
+def _caps(limits: UsageLimits | None) -> _Caps:
+    if limits is None:
+        return (_NO_LIMIT, _NO_LIMIT, _NO_LIMIT, _NO_LIMIT, _NO_LIMIT)
+    known = _caps_of.get(id(limits))
+    if known is not None and known[0] is limits:
+        return known[1]
+    values = [getattr(limits, name) for name in _UNITS]
+    caps = cast("_Caps", tuple(_NO_LIMIT if v is None else v for v in values))
+    if len(_caps_of) >= 256:  # limits made per run: keep the cache small
+        _caps_of.clear()
+    _caps_of[id(limits)] = (limits, caps)
+    return caps
+
 
 class UsageGuard:
     """The usage of one run, checked against the run's limits and the session's.
 
     With session limits, the session's counts live in `state[SESSION_USAGE_KEY]` (plain
     JSON, so they survive the session's serialization) and grow with every response.
-    The checks are written out, without helper calls: they run around every model call.
+    Each limit is a cap per unit (a unit without a limit has a cap no count reaches), so
+    each check is a few comparisons written out, whatever limits are set; which limit was
+    reached is worked out only when one is.
+
+    Args:
+        limits: The run's limits, if any.
+        session_limits: The session's limits, if any.
+        state: The session's state, where the session's counts are kept.
+
+    Example:
+        >>> guard = UsageGuard(UsageLimits(requests=1), None, {})
+        >>> guard.before_request()
+        >>> guard.after_response({"input_token_count": 10, "output_token_count": 2})
+        >>> guard.usage["total_tokens"]
+        12
+        >>> try:
+        ...     guard.before_request()
+        ... except UsageLimitExceededError as error:
+        ...     print(error.scope, error.limit, error.value)
+        run requests 1
     """
 
-    __slots__ = ("_counts", "_scopes", "usage")
+    __slots__ = (
+        "_input_cap",
+        "_limits",
+        "_output_cap",
+        "_requests_cap",
+        "_session",
+        "_session_input_cap",
+        "_session_limits",
+        "_session_output_cap",
+        "_session_requests_cap",
+        "_session_tool_calls_cap",
+        "_session_total_cap",
+        "_tool_calls_cap",
+        "_total_cap",
+        "input_tokens",
+        "output_tokens",
+        "requests",
+        "tool_calls",
+        "total_tokens",
+    )
 
     def __init__(
         self,
@@ -43,42 +106,74 @@ class UsageGuard:
         session_limits: UsageLimits | None,
         state: MutableMapping[str, object],
     ) -> None:
-        self.usage = {
-            "requests": 0,
-            "tool_calls": 0,
-            "input_tokens": 0,
-            "output_tokens": 0,
-            "total_tokens": 0,
-        }
-        # (scope, the limits that are set, the counts they apply to, the tool-call limit)
-        scopes: list[tuple[str, tuple[tuple[str, int], ...], dict[str, int], int | None]] = []
-        if limits is not None:
-            scopes.append(("run", limits.items(), self.usage, limits.tool_calls))
-        counts = [self.usage]
+        self.requests = self.tool_calls = 0
+        self.input_tokens = self.output_tokens = self.total_tokens = 0
+        self._limits = limits
+        self._session_limits = session_limits
+        (
+            self._requests_cap,
+            self._tool_calls_cap,
+            self._input_cap,
+            self._output_cap,
+            self._total_cap,
+        ) = _caps(limits)
+        self._session: dict[str, int] | None = None
         if session_limits is not None:
-            session_counts = _session_counts(state)
-            scopes.append(
-                ("session", session_limits.items(), session_counts, session_limits.tool_calls)
-            )
-            counts.append(session_counts)
-        self._scopes = scopes
-        self._counts = counts
+            self._session = _session_counts(state)
+            (
+                self._session_requests_cap,
+                self._session_tool_calls_cap,
+                self._session_input_cap,
+                self._session_output_cap,
+                self._session_total_cap,
+            ) = _caps(session_limits)
+
+    @property
+    def usage(self) -> dict[str, int]:
+        """The run's usage so far, by unit."""
+        return {
+            "requests": self.requests,
+            "tool_calls": self.tool_calls,
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "total_tokens": self.total_tokens,
+        }
 
     def before_request(self) -> None:
         """Raise if one more model request would break a limit: the request limit, or a
         token limit the tokens already spent have reached."""
-        for scope, limits, counts, _ in self._scopes:
-            for name, value in limits:
-                if counts[name] >= value and name != "tool_calls":
-                    raise _exceeded(name, value, scope, counts, asked=1)
+        session = self._session
+        if (
+            self.requests >= self._requests_cap
+            or self.input_tokens >= self._input_cap
+            or self.output_tokens >= self._output_cap
+            or self.total_tokens >= self._total_cap
+        ) or (
+            session is not None
+            and (
+                session["requests"] >= self._session_requests_cap
+                or session["input_tokens"] >= self._session_input_cap
+                or session["output_tokens"] >= self._session_output_cap
+                or session["total_tokens"] >= self._session_total_cap
+            )
+        ):
+            raise self._reached(
+                lambda name, count, value: name != "tool_calls" and count >= value, asked=1
+            )
 
     def before_tool_calls(self, count: int) -> None:
         """Raise if running `count` more tool calls would break a tool-call limit."""
-        for scope, _, counts, value in self._scopes:
-            if value is not None and counts["tool_calls"] + count > value:
-                raise _exceeded("tool_calls", value, scope, counts, asked=count)
-        for counts in self._counts:
-            counts["tool_calls"] += count
+        session = self._session
+        if self.tool_calls + count > self._tool_calls_cap or (
+            session is not None and session["tool_calls"] + count > self._session_tool_calls_cap
+        ):
+            raise self._reached(
+                lambda name, spent, value: name == "tool_calls" and spent + count > value,
+                asked=count,
+            )
+        self.tool_calls += count
+        if session is not None:
+            session["tool_calls"] += count
 
     def after_response(self, usage_details: UsageDetails | None) -> None:
         """Count one response; raise if its tokens went past a token limit (request and
@@ -88,15 +183,43 @@ class UsageGuard:
             input_tokens = usage_details.get("input_token_count") or 0
             output_tokens = usage_details.get("output_token_count") or 0
             total_tokens = usage_details.get("total_token_count") or input_tokens + output_tokens
-        for counts in self._counts:
-            counts["requests"] += 1
-            counts["input_tokens"] += input_tokens
-            counts["output_tokens"] += output_tokens
-            counts["total_tokens"] += total_tokens
-        for scope, limits, counts, _ in self._scopes:
-            for name, value in limits:
-                if counts[name] > value:
-                    raise _exceeded(name, value, scope, counts)
+        self.requests += 1
+        self.input_tokens += input_tokens
+        self.output_tokens += output_tokens
+        self.total_tokens += total_tokens
+        session = self._session
+        if session is not None:
+            session["requests"] += 1
+            session["input_tokens"] += input_tokens
+            session["output_tokens"] += output_tokens
+            session["total_tokens"] += total_tokens
+        if (
+            self.input_tokens > self._input_cap
+            or self.output_tokens > self._output_cap
+            or self.total_tokens > self._total_cap
+        ) or (
+            session is not None
+            and (
+                session["input_tokens"] > self._session_input_cap
+                or session["output_tokens"] > self._session_output_cap
+                or session["total_tokens"] > self._session_total_cap
+            )
+        ):
+            raise self._reached(lambda name, count, value: count > value)
+
+    def _reached(self, breaks: _Breaks, *, asked: int | None = None) -> UsageLimitExceededError:
+        """The error for the first limit, the run's before the session's, that `breaks`."""
+        scopes = (
+            ("run", self._limits, self.usage),
+            ("session", self._session_limits, self._session),
+        )
+        for scope, limits, counts in scopes:
+            if limits is None or counts is None:
+                continue
+            for name, value in limits.items():
+                if breaks(name, counts[name], value):
+                    return _exceeded(name, value, scope, counts, asked=asked)
+        raise AssertionError("a usage cap was reached, but no limit")  # pragma: no cover
 
 
 def _session_counts(state: MutableMapping[str, object]) -> dict[str, int]:
@@ -114,18 +237,19 @@ def _session_counts(state: MutableMapping[str, object]) -> dict[str, int]:
 
 
 def _exceeded(
-    name: str, value: int, scope: str, usage: dict[str, int], *, asked: int = 0
+    name: str, value: int, scope: str, usage: dict[str, int], *, asked: int | None = None
 ) -> UsageLimitExceededError:
     unit = _UNITS[name]
     keyword = "usage_limits" if scope == "run" else "session_usage_limits"
     if name == "requests":
         what = "one more model request would go past"
     elif name == "tool_calls":
-        what = f"{asked} more tool call{'s' if asked > 1 else ''} would go past"
-    elif asked:
-        what = f"the {usage[name]} {unit} already spent have reached"
-    else:
+        count = asked or 0
+        what = f"{count} more tool call{'s' if count > 1 else ''} would go past"
+    elif asked is None:
         what = f"the {usage[name]} {unit} spent went past"
+    else:
+        what = f"the {usage[name]} {unit} already spent have reached"
     spent = ", ".join(f"{count} {_UNITS[key]}" for key, count in usage.items())
     return UsageLimitExceededError(
         f"{what} the {scope}'s limit of {value} {unit} ({keyword}=UsageLimits({name}={value})); "

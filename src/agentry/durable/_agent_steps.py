@@ -5,6 +5,11 @@ model call and each tool call as DBOS steps. A recovered run gets a completed mo
 response and a completed tool call's result from the record, without calling the model
 or the tool again. The tool calls a model response asks for run concurrently, so their
 steps are numbered (reserved) in the response's order as soon as the response is known.
+
+The usage limits count over the whole durable run: each model call's response, recorded
+or fresh, goes through one guard that lives as long as the run's workflow, so the
+requests, tokens and tool calls before a wait for approval, and before a crash (replayed
+from their records on recovery), count with those after it.
 """
 
 from __future__ import annotations
@@ -30,6 +35,8 @@ if TYPE_CHECKING:
     from dbos import StepOptions
     from dbos._dbos import StepReservation
 
+    from agentry.agents import UsageGuard
+
 __all__ = ["AgentSteps"]
 
 
@@ -41,9 +48,12 @@ def tool_step_name(tool_name: str) -> str:
 class AgentSteps:
     """The step-making middleware of one durable agent run (see `middleware()`)."""
 
-    def __init__(self, registry: CheckpointTypeRegistry | None = None) -> None:
+    def __init__(
+        self, registry: CheckpointTypeRegistry | None = None, *, usage: UsageGuard | None = None
+    ) -> None:
         self._registry = registry or CheckpointTypeRegistry()
         self._tool_steps: dict[str, StepReservation] = {}
+        self._usage = usage
 
     def reserve_tool_steps(self, call_ids: list[str]) -> None:
         """Number the steps of these tool calls now, in this order (calls approved after a
@@ -62,6 +72,9 @@ class AgentSteps:
                 "a durable agent run does not stream its model calls; run it without stream=True"
             )
         registry = self._registry
+        usage = self._usage
+        if usage is not None:
+            usage.before_request()
 
         async def call() -> Any:
             await call_next()
@@ -70,10 +83,14 @@ class AgentSteps:
         recorded = await DBOS.run_step_async({"name": MODEL_STEP}, call)
         response = cast(ChatResponse, registry.decode(recorded))
         context.result = response
-        for message in response.messages:
-            for content in message.contents:
-                if content.type == "function_call" and content.call_id:
-                    self._tool_steps[content.call_id] = DBOS.reserve_step()
+        calls = [c for m in response.messages for c in m.contents if c.type == "function_call"]
+        if usage is not None:
+            usage.after_response(response.usage_details)
+            if calls:
+                usage.before_tool_calls(len(calls))
+        for call_content in calls:
+            if call_content.call_id:
+                self._tool_steps[call_content.call_id] = DBOS.reserve_step()
 
     async def tool_call(
         self, context: FunctionInvocationContext, call_next: Callable[[], Awaitable[None]]

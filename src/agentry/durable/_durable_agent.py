@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from dbos import DBOS
 
+from agentry.agents import UsageGuard
 from agentry.durable._agent_steps import AgentSteps
 from agentry.durable._durable_workflow import (
     ANSWER_WAIT_SECONDS,
@@ -61,7 +62,11 @@ async def durable_agent_run(
     its last response, encoded."""
     agent = launched_source().agent(agent_name, fingerprint)
     registry = CheckpointTypeRegistry()
-    steps = AgentSteps(registry)
+    usage: UsageGuard | None = None
+    if agent.usage_limits is not None or agent.session_usage_limits is not None:
+        # The run has no session: its session limits, too, count over the whole run.
+        usage = UsageGuard(agent.usage_limits, agent.session_usage_limits, {})
+    steps = AgentSteps(registry, usage=usage)
     conversation = cast("list[Message]", registry.decode(messages))
     while True:
         response = await agent.run(conversation, middleware=steps.middleware())
