@@ -5,6 +5,7 @@ the A2A server's tasks and sessions keep their tables in any database SQLAlchemy
 engine reaches: a SQLite file, or PostgreSQL by URL (through psycopg 3). One setting,
 `$AGENTRY_DATABASE_URL`, names the database of every store not given one. Each store's
 tables carry a version in `agentry_schema_versions`, upgraded in order when a store opens.
+Every SQL store of one table is a `SQLTableStore`, and so can a store of your own be.
 Names load on first use: the errors and settings need no SQLAlchemy.
 """
 
@@ -20,6 +21,7 @@ _EXPORTS: dict[str, str] = {
     "VERSIONS_TABLE": "agentry.storage._sqlite_versions",
     "Migration": "agentry.storage._schema",
     "PoolSettings": "agentry.storage._settings",
+    "SQLTableStore": "agentry.storage._table_store",
     "Schema": "agentry.storage._schema",
     "StoreDatabase": "agentry.storage._database",
     "async_url": "agentry.storage._urls",
@@ -39,6 +41,7 @@ __all__ = [
     "VERSIONS_TABLE",
     "Migration",
     "PoolSettings",
+    "SQLTableStore",
     "Schema",
     "SchemaVersionError",
     "StorageConfigError",
@@ -82,6 +85,7 @@ if TYPE_CHECKING:
     )
     from agentry.storage._settings import PoolSettings
     from agentry.storage._sqlite_versions import VERSIONS_TABLE, ensure_sqlite_schema
+    from agentry.storage._table_store import SQLTableStore
     from agentry.storage._urls import (
         DATABASE_URL_ENV,
         async_url,
