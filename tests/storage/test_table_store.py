@@ -1,10 +1,11 @@
-"""`SQLTableStore`, the base of every one-table SQL store: a store of one's own gets its
-table versioned on first use, `prepare()`, its own open error, and `close()` that leaves
-a shared engine open."""
+"""The bases of a store of one's own: `SQLTableStore` gets its table versioned on first
+use or `prepare()`, its own open error, and `close()` that leaves a shared engine open;
+`open_sqlite_store` opens a plain `sqlite3` file at its store's version."""
 
 from __future__ import annotations
 
 import os
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,7 @@ from agentry.storage import (
     StorageConfigError,
     StorageError,
     create_engine,
+    open_sqlite_store,
 )
 from agentry.workflows import SQLCheckpointStorage
 from tests.storage.versions import schema_versions
@@ -134,3 +136,32 @@ def test_without_a_database_the_store_names_the_setting(monkeypatch: pytest.Monk
 def test_agentrys_sql_stores_are_table_stores() -> None:
     assert issubclass(SQLHistoryProvider, SQLTableStore)
     assert issubclass(SQLCheckpointStorage, SQLTableStore)
+
+
+def create_plain_notes(connection: sqlite3.Connection) -> None:
+    connection.execute("CREATE TABLE plain_notes (text TEXT)")
+
+
+def test_a_sqlite_store_opens_its_file_at_its_version_in_wal_mode(tmp_path: Path) -> None:
+    path = tmp_path / "plain.sqlite"
+    connection = open_sqlite_store(path, "plain_notes", [create_plain_notes], wal=True)
+    connection.execute("INSERT INTO plain_notes VALUES ('kept')")  # autocommit
+    assert connection.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+    connection.close()
+    again = open_sqlite_store(path, "plain_notes", [create_plain_notes])
+    assert again.execute("SELECT text FROM plain_notes").fetchall() == [("kept",)]
+    assert again.execute(
+        "SELECT version FROM agentry_schema_versions WHERE component = 'plain_notes'"
+    ).fetchall() == [(1,)]
+    again.close()
+
+
+def add_plain_author(connection: sqlite3.Connection) -> None:
+    connection.execute("ALTER TABLE plain_notes ADD COLUMN author TEXT")
+
+
+def test_a_sqlite_store_refuses_a_newer_version(tmp_path: Path) -> None:
+    path = tmp_path / "plain.sqlite"
+    open_sqlite_store(path, "plain_notes", [create_plain_notes, add_plain_author]).close()
+    with pytest.raises(SchemaVersionError):
+        open_sqlite_store(path, "plain_notes", [create_plain_notes])

@@ -31,6 +31,7 @@ _EXPORTS: dict[str, str] = {
     "default_database_url": "agentry.storage._urls",
     "ensure_schema": "agentry.storage._schema",
     "ensure_sqlite_schema": "agentry.storage._sqlite_versions",
+    "open_sqlite_store": "agentry.storage._sqlite_versions",
     "read_schema_versions": "agentry.storage._schema",
     "safe_url": "agentry.storage._urls",
     "table_schema": "agentry.storage._database",
@@ -54,6 +55,7 @@ __all__ = [
     "default_database_url",
     "ensure_schema",
     "ensure_sqlite_schema",
+    "open_sqlite_store",
     "read_schema_versions",
     "safe_url",
     "table_schema",
@@ -84,7 +86,11 @@ if TYPE_CHECKING:
         read_schema_versions,
     )
     from agentry.storage._settings import PoolSettings
-    from agentry.storage._sqlite_versions import VERSIONS_TABLE, ensure_sqlite_schema
+    from agentry.storage._sqlite_versions import (
+        VERSIONS_TABLE,
+        ensure_sqlite_schema,
+        open_sqlite_store,
+    )
     from agentry.storage._table_store import SQLTableStore
     from agentry.storage._urls import (
         DATABASE_URL_ENV,
