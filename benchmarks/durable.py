@@ -33,11 +33,12 @@ from statistics import median
 from dbos import DBOS
 
 from agentry.durable import DurableRuntime
-from agentry.workflows import FunctionExecutor, Workflow, WorkflowBuilder, WorkflowContext, executor
+from agentry.workflows import Workflow
+from benchmarks.workflows import CHAIN_LENGTH, build_chain
 
 __all__ = ["DurableMeasurement", "main", "measure", "measure_on_postgres", "report"]
 
-STEPS = 10
+STEPS = CHAIN_LENGTH
 DATABASE_ENV = "AGENTRY_BENCH_DURABLE_URL"
 
 
@@ -68,21 +69,9 @@ class DurableMeasurement:
         return (self.agentry_seconds - self.dbos_seconds) / STEPS * 1e6
 
 
-def build_chain() -> Workflow:
-    """Ten executors in a line, each adding one; the last yields the result."""
-    steps: list[FunctionExecutor] = []
-    for index in range(STEPS - 1):
-
-        async def step(n: int, ctx: WorkflowContext[int]) -> None:
-            await ctx.send_message(n + 1)
-
-        steps.append(executor(step, id=f"step{index}"))
-
-    async def last(n: int, ctx: WorkflowContext[None, int]) -> None:
-        await ctx.yield_output(n + 1)
-
-    steps.append(executor(last, id="last"))
-    return WorkflowBuilder(name="bench-chain", start_executor=steps[0]).add_chain(steps).build()
+def build_bench_chain() -> Workflow:
+    """The workflow benchmark's chain of ten, named so that it can be registered."""
+    return build_chain(name="bench-chain")
 
 
 async def _add_one(value: int) -> int:
@@ -122,7 +111,7 @@ async def _time_alternately(
 
 async def _measure(database: str, runs: int, repeats: int) -> DurableMeasurement:
     runtime = DurableRuntime(database, takeover_after=None)
-    runtime.register(build_chain)
+    runtime.register(build_bench_chain)
     async with runtime:
 
         async def agentry_run() -> None:

@@ -12,7 +12,6 @@ runs).
 from __future__ import annotations
 
 import asyncio
-import os
 import sys
 import tempfile
 import time
@@ -21,9 +20,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.durable.worker_processes import worker_processes
+from tests.durable.worker_processes import durable_workers
 
-from agentry.durable import DATABASE_URL_ENV, DurableRuntime
+from agentry.durable import DurableRuntime
 from agentry.workflows import Workflow, WorkflowBuilder, WorkflowContext, executor
 
 __all__ = ["Throughput", "create_runtime", "databases", "main", "measure_throughput"]
@@ -32,7 +31,6 @@ RUNS = 1000
 WORKER_COUNTS = (1, 2, 4)
 RUN_CONCURRENCY = 50
 """How many queued runs each worker takes at once (without a limit, one takes them all)."""
-ROOT = Path(__file__).resolve().parents[1]
 APP = "benchmarks.durable_throughput:create_runtime"
 _WORKFLOW_NAME = "agentry.workflow"
 
@@ -116,12 +114,7 @@ async def _queue_and_wait(database_url: str, runs: int) -> float:
 
 def measure_throughput(workers: int, database_url: str, *, runs: int = RUNS) -> Throughput:
     """Time `runs` queued workflows on `workers` new worker processes."""
-    environment = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)]),
-        DATABASE_URL_ENV: database_url,
-    }
-    with worker_processes(APP, [f"w{number}" for number in range(workers)], environment):
+    with durable_workers(APP, workers, database_url):
         seconds = asyncio.run(_queue_and_wait(database_url, runs))
     return Throughput(database_url.split(":", 1)[0], workers, runs, seconds)
 

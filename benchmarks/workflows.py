@@ -26,7 +26,7 @@ from agentry.workflows import (
 )
 from benchmarks._timing import best_of
 
-__all__ = ["main", "measure"]
+__all__ = ["CHAIN_LENGTH", "build_chain", "main", "measure"]
 
 CHAIN_LENGTH = 10
 FAN_WIDTH = 100
@@ -62,8 +62,8 @@ class Measurement:
         return (self.engine_seconds - self.baseline_seconds) / self.hops_per_run * 1e6
 
 
-def build_chain() -> Workflow:
-    """Ten executors in a line; the last yields the result."""
+def build_chain(*, name: str | None = None) -> Workflow:
+    """Ten executors in a line, each adding one; the last yields the result."""
     steps: list[FunctionExecutor] = []
     for index in range(CHAIN_LENGTH - 1):
 
@@ -76,7 +76,7 @@ def build_chain() -> Workflow:
         await ctx.yield_output(n + 1)
 
     steps.append(executor(last, id="last"))
-    return WorkflowBuilder(start_executor=steps[0]).add_chain(steps).build()
+    return WorkflowBuilder(name=name, start_executor=steps[0]).add_chain(steps).build()
 
 
 def build_fan() -> Workflow:

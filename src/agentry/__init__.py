@@ -16,9 +16,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from agentry._version import __version__
 from agentry.errors import lazy_exports
-
-__version__ = "0.1.0"
 
 _EXPORTS: dict[str, str] = {
     # types

@@ -1,27 +1,19 @@
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 import pytest
 
-from agentry.testing import Exchange, ReplayServer
+from agentry.testing import Exchange
+from tests.replays import Serve, replay_servers
 
 RECORDINGS = Path(__file__).parent / "recordings"
 
 
 @pytest.fixture
-def serve() -> Iterator[Callable[[str], ReplayServer]]:
+def serve() -> Iterator[Serve]:
     """Start replay servers for recording names; all are stopped after the test."""
-    servers: list[ReplayServer] = []
-
-    def start(name: str) -> ReplayServer:
-        server = ReplayServer(RECORDINGS / f"{name}.json")
-        server.__enter__()
-        servers.append(server)
-        return server
-
-    yield start
-    for server in servers:
-        server.__exit__(None, None, None)
+    with replay_servers(RECORDINGS) as start:
+        yield start
 
 
 def message_exchange(content: Sequence[Mapping[str, object]], stop_reason: str) -> Exchange:
@@ -43,6 +35,3 @@ def error_exchange(status: int, error_type: str, message: str) -> Exchange:
     """An exchange answering with a Messages API error body."""
     body = {"type": "error", "error": {"type": error_type, "message": message}}
     return Exchange(method="POST", path="/v1/messages", status=status, body=body)
-
-
-Serve = Callable[[str], ReplayServer]

@@ -17,7 +17,8 @@ from agentry import Agent, Content, Message, tool
 from agentry.anthropic import AnthropicChatClient, AnthropicChatOptions
 from agentry.testing import ReplayServer, load_exchanges
 from anthropic import transform_schema
-from tests.anthropic.conftest import RECORDINGS, Serve
+from tests.anthropic.conftest import RECORDINGS
+from tests.replays import Serve
 
 WEATHER = {"Paris": "sunny, 21°C", "Tokyo": "rainy, 16°C"}
 THINKING = {"type": "enabled", "budget_tokens": 2048}

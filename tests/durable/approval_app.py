@@ -10,36 +10,24 @@ from __future__ import annotations
 
 import os
 
-import sqlalchemy as sa
-
 from agentry import Agent, tool
 from agentry.clients.scripted import ScriptedChatClient
 from agentry.durable import DurableRuntime
 from agentry.types import ChatOptions, ChatResponse, Message
+from tests.durable.outside_tables import OutsideTables
 
 CALLS_URL_ENV = "APPROVAL_CALLS_URL"
 TAKEOVER_AFTER = 2.0
 
 
-class Calls:
+class Calls(OutsideTables):
     """The table of the agent's model and tool calls, with the process that made each."""
 
     def __init__(self, url: str) -> None:
-        self.engine = sa.create_engine(url)
-        with self.engine.begin() as connection:
-            connection.execute(sa.text("CREATE TABLE IF NOT EXISTS calls (kind TEXT, pid INTEGER)"))
-
-    def note(self, kind: str) -> None:
-        with self.engine.begin() as connection:
-            connection.execute(
-                sa.text("INSERT INTO calls (kind, pid) VALUES (:kind, :pid)"),
-                {"kind": kind, "pid": os.getpid()},
-            )
+        super().__init__(url, ["calls (kind TEXT, pid INTEGER)"])
 
     def all(self) -> list[tuple[str, int]]:
-        with self.engine.connect() as connection:
-            rows = connection.execute(sa.text("SELECT kind, pid FROM calls")).all()
-        return [(str(kind), int(pid)) for kind, pid in rows]
+        return [(str(kind), int(pid)) for kind, pid in self.rows("SELECT kind, pid FROM calls")]
 
 
 def build_mailer(calls: Calls | None = None) -> Agent:
@@ -49,12 +37,12 @@ def build_mailer(calls: Calls | None = None) -> Agent:
     def send_email(to: str, text: str) -> str:
         """Send an email."""
         if calls is not None:
-            calls.note("tool")
+            calls.note("calls", "tool")
         return f"sent to {to}"
 
     async def model(messages: list[Message], options: ChatOptions) -> ChatResponse:
         if calls is not None:
-            calls.note("model")
+            calls.note("calls", "model")
         results = [c for m in messages for c in m.contents if c.type == "function_result"]
         if not results:
             email = {"to": "ada@example.com", "text": "Running late."}

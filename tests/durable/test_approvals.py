@@ -4,7 +4,6 @@ process; a run is followed through its recorded steps."""
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
 import subprocess
 import sys
@@ -20,7 +19,7 @@ from agentry.durable import DurableRunError, DurableRuntime
 from agentry.types import AgentResponseUpdate
 from tests.durable.approval_app import CALLS_URL_ENV, Calls, build_mailer
 from tests.durable.worker_processes import start_worker as start_worker_process
-from tests.durable.worker_processes import stop_workers
+from tests.durable.worker_processes import stop_workers, worker_environment
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = "tests.durable.approval_app:create_runtime"
@@ -88,12 +87,10 @@ def _shape(updates: list[AgentResponseUpdate]) -> list[tuple[str | None, list[st
 
 @pytest.fixture
 def environment(tmp_path: Path) -> dict[str, str]:
-    return {
-        **os.environ,
-        "PYTHONPATH": f"{ROOT / 'src'}{os.pathsep}{ROOT}",
-        "AGENTRY_DURABLE_DATABASE_URL": f"sqlite:///{tmp_path / 'runs.sqlite'}",
-        CALLS_URL_ENV: f"sqlite:///{tmp_path / 'calls.sqlite'}",
-    }
+    return worker_environment(
+        f"sqlite:///{tmp_path / 'runs.sqlite'}",
+        {CALLS_URL_ENV: f"sqlite:///{tmp_path / 'calls.sqlite'}"},
+    )
 
 
 @pytest.fixture

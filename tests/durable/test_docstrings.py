@@ -2,22 +2,12 @@
 
 from __future__ import annotations
 
-import doctest
-import importlib
-import pkgutil
-
 import pytest
 
 import agentry.durable
-
-MODULES = [
-    "agentry.durable",
-    *(f"agentry.durable.{m.name}" for m in pkgutil.iter_modules(agentry.durable.__path__)),
-]
+from tests.docstrings import failed_examples, modules_of
 
 
-@pytest.mark.parametrize("module_name", MODULES)
+@pytest.mark.parametrize("module_name", modules_of(agentry.durable))
 def test_docstring_examples(module_name: str) -> None:
-    module = importlib.import_module(module_name)
-    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
-    assert result.failed == 0
+    assert failed_examples(module_name) == 0

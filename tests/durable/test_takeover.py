@@ -4,65 +4,53 @@ its work over, and the run completes with every side effect exactly once."""
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
 import subprocess
 import threading
 import time
 from collections import Counter
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-import sqlalchemy as sa
 
 from agentry.durable import DurableRuntime
 from agentry.workflows import WorkflowEvent, WorkflowRunState
-from tests.durable.takeover_app import BLOCKING_ITEM, EFFECTS_URL_ENV, ITEMS, build_ledger
-from tests.durable.worker_processes import worker_processes
-from tests.postgres import PostgresServer
+from tests.durable.outside_tables import OutsideTables
+from tests.durable.takeover_app import (
+    BLOCKING_ITEM,
+    EFFECTS_TABLES,
+    EFFECTS_URL_ENV,
+    ITEMS,
+    build_ledger,
+)
+from tests.durable.worker_processes import durable_workers
 
-ROOT = Path(__file__).resolve().parents[2]
+APP = "tests.durable.takeover_app:create_runtime"
 WORKERS = 3
 
 
 @pytest.fixture
-def databases(postgres_server: PostgresServer) -> tuple[str, str]:
-    """(runs URL, side-effects URL): one PostgreSQL database for both."""
-    url = postgres_server.create_database(f"takeover_{os.getpid()}")
-    return url, url.replace("postgresql://", "postgresql+psycopg://")
-
-
-@pytest.fixture
-def workers(databases: tuple[str, str]) -> Iterator[dict[int, subprocess.Popen[str]]]:
-    """Three `agentry worker` processes, by pid, once each says it runs."""
-    runs_url, effects_url = databases
-    environment = {
-        **os.environ,
-        "PYTHONPATH": f"{ROOT / 'src'}{os.pathsep}{ROOT}",
-        "AGENTRY_DURABLE_DATABASE_URL": runs_url,
-        EFFECTS_URL_ENV: effects_url,
-    }
-    ids = [f"worker-{number}" for number in range(WORKERS)]
-    with worker_processes("tests.durable.takeover_app:create_runtime", ids, environment) as run:
+def workers(postgres_url: str) -> Iterator[dict[int, subprocess.Popen[str]]]:
+    """Three `agentry worker` processes on one PostgreSQL database (the runs and the side
+    effects), by pid, once each says it runs."""
+    with durable_workers(APP, WORKERS, postgres_url, {EFFECTS_URL_ENV: postgres_url}) as run:
         yield {process.pid: process for process in run}
 
 
-def _rows(url: str, query: str) -> list[tuple[Any, ...]]:
-    engine = sa.create_engine(url)
-    try:
-        with engine.connect() as connection:
-            return [tuple(row) for row in connection.execute(sa.text(query))]
-    finally:
-        engine.dispose()
+@pytest.fixture
+def effects(postgres_url: str) -> Iterator[OutsideTables]:
+    """The side effects' tables, as the test reads them."""
+    tables = OutsideTables(postgres_url, EFFECTS_TABLES)
+    yield tables
+    tables.close()
 
 
-def _blocked_worker(effects_url: str) -> tuple[str, int]:
+def _blocked_worker(effects: OutsideTables) -> tuple[str, int]:
     """(key, pid) of the blocked call, once it blocks."""
     deadline = time.monotonic() + 90  # a hang guard
     while time.monotonic() < deadline:
-        rows = _rows(effects_url, "SELECT key, pid FROM blocked")
+        rows = effects.rows("SELECT key, pid FROM blocked")
         if rows:
             return str(rows[0][0]), int(rows[0][1])
         time.sleep(0.1)
@@ -85,9 +73,9 @@ def _follow(runs_url: str, events: list[WorkflowEvent[Any]]) -> None:
 
 
 def test_the_live_workers_take_over_the_work_of_a_killed_one(
-    workers: dict[int, subprocess.Popen[str]], databases: tuple[str, str]
+    workers: dict[int, subprocess.Popen[str]], effects: OutsideTables, postgres_url: str
 ) -> None:
-    runs_url, effects_url = databases
+    runs_url = postgres_url
     client = DurableRuntime(runs_url)
     client.register(build_ledger, distributed=["work"])
 
@@ -98,7 +86,7 @@ def test_the_live_workers_take_over_the_work_of_a_killed_one(
     events: list[WorkflowEvent[Any]] = []
     follower = threading.Thread(target=_follow, args=(runs_url, events))
     follower.start()
-    blocked_key, killed = _blocked_worker(effects_url)
+    blocked_key, killed = _blocked_worker(effects)
     assert blocked_key == f"ledger-1/2/work/{BLOCKING_ITEM}"
     workers[killed].send_signal(signal.SIGKILL)
     assert workers[killed].wait(timeout=30) == -signal.SIGKILL
@@ -120,10 +108,10 @@ def test_the_live_workers_take_over_the_work_of_a_killed_one(
     assert [e.data for e in events if e.type == "output"] == outputs
     assert events[-1].state == WorkflowRunState.IDLE
 
-    effects = _rows(effects_url, "SELECT key, value FROM effects")
-    assert sorted(key for key, _ in effects) == sorted(f"ledger-1/2/work/{i}" for i in range(ITEMS))
+    written = effects.rows("SELECT key, value FROM effects")
+    assert sorted(key for key, _ in written) == sorted(f"ledger-1/2/work/{i}" for i in range(ITEMS))
     attempts: dict[str, list[int]] = {}
-    for key, pid in _rows(effects_url, "SELECT key, pid FROM attempts"):
+    for key, pid in effects.rows("SELECT key, pid FROM attempts"):
         attempts.setdefault(key, []).append(pid)
     # The call under way on the killed worker ran again elsewhere (its write was a no-op);
     # every other call ran once.

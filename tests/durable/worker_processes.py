@@ -2,16 +2,36 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
-from collections.abc import Generator, Sequence
+from collections.abc import Generator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-__all__ = ["start_worker", "stop_workers", "worker_processes"]
+from agentry.durable import DATABASE_URL_ENV
+
+__all__ = [
+    "durable_workers",
+    "start_worker",
+    "stop_workers",
+    "worker_environment",
+    "worker_processes",
+]
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def worker_environment(runs_url: str, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """This process's environment for a worker: the project's sources first on the path,
+    the runs in `runs_url`, and `extra` (the app's own settings)."""
+    return {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)]),
+        DATABASE_URL_ENV: runs_url,
+        **(extra or {}),
+    }
 
 
 def start_worker(app: str, worker_id: str, environment: dict[str, str]) -> subprocess.Popen[str]:
@@ -70,3 +90,14 @@ def worker_processes(
         yield processes
     finally:
         stop_workers(processes)
+
+
+@contextmanager
+def durable_workers(
+    app: str, count: int, runs_url: str, extra: Mapping[str, str] | None = None
+) -> Generator[list[subprocess.Popen[str]]]:
+    """`count` workers of `app` (`worker-0`, `worker-1`, ...) with their runs in `runs_url`
+    and `extra` in their environment, running until the block ends."""
+    ids = [f"worker-{number}" for number in range(count)]
+    with worker_processes(app, ids, worker_environment(runs_url, extra)) as processes:
+        yield processes

@@ -1,9 +1,10 @@
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from agentry.testing import Exchange, ReplayServer
+from tests.replays import Serve, replay_servers
 
 RECORDINGS = Path(__file__).parent / "recordings"
 
@@ -18,19 +19,10 @@ def replay(request: pytest.FixtureRequest) -> Iterator[ReplayServer]:
 
 
 @pytest.fixture
-def serve() -> Iterator[Callable[[str], ReplayServer]]:
+def serve() -> Iterator[Serve]:
     """Start replay servers for recording names; all are stopped after the test."""
-    servers: list[ReplayServer] = []
-
-    def start(name: str) -> ReplayServer:
-        server = ReplayServer(RECORDINGS / f"{name}.json")
-        server.__enter__()
-        servers.append(server)
-        return server
-
-    yield start
-    for server in servers:
-        server.__exit__(None, None, None)
+    with replay_servers(RECORDINGS) as start:
+        yield start
 
 
 def error_exchange(
@@ -39,6 +31,3 @@ def error_exchange(
     """An exchange answering with an OpenAI-shaped error body."""
     body = {"error": {"message": message, "type": error_type, "param": None, "code": code}}
     return Exchange(method="POST", path=path, status=status, body=body)
-
-
-Serve = Callable[[str], ReplayServer]

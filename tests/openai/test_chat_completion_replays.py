@@ -10,7 +10,7 @@ from pydantic import BaseModel
 from agentry import Agent, Content, Message, tool
 from agentry.openai import OpenAIChatCompletionClient
 from agentry.testing import ReplayServer
-from tests.openai.conftest import Serve
+from tests.replays import Serve
 
 WEATHER = {"Paris": "sunny, 21°C", "Tokyo": "rainy, 16°C"}
 

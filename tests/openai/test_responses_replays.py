@@ -11,7 +11,8 @@ from agentry import Agent, Content, Message, tool
 from agentry.errors import ChatClientError
 from agentry.openai import OpenAIChatClient
 from agentry.testing import Exchange, ReplayServer, load_exchanges
-from tests.openai.conftest import RECORDINGS, Serve
+from tests.openai.conftest import RECORDINGS
+from tests.replays import Serve
 
 WEATHER = {"Paris": "sunny, 21°C", "Tokyo": "rainy, 16°C"}
 PARIS_CALL = "call_kP2vX8mQ4nR6tY1wZ3aB5cD7"

@@ -2,25 +2,12 @@
 
 from __future__ import annotations
 
-import doctest
-import importlib
-import pkgutil
-
 import pytest
 
 import agentry.orchestrations
-
-MODULES = [
-    "agentry.orchestrations",
-    *(
-        f"agentry.orchestrations.{m.name}"
-        for m in pkgutil.iter_modules(agentry.orchestrations.__path__)
-    ),
-]
+from tests.docstrings import failed_examples, modules_of
 
 
-@pytest.mark.parametrize("module_name", MODULES)
+@pytest.mark.parametrize("module_name", modules_of(agentry.orchestrations))
 def test_docstring_examples(module_name: str) -> None:
-    module = importlib.import_module(module_name)
-    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
-    assert result.failed == 0
+    assert failed_examples(module_name) == 0

@@ -102,3 +102,13 @@ def test_the_filter_takes_any_function_from_text_to_text() -> None:
     record = logging.LogRecord("agentry", logging.INFO, __file__, 1, "hi %s", ("Ada",), None)
     RedactingFilter(str.upper).filter(record)
     assert record.getMessage() == "HI ADA"
+
+
+def test_observability_and_security_export_the_same_redaction() -> None:
+    import agentry.observability as observability
+    import agentry.security as security
+
+    assert observability.Redactor is security.Redactor
+    assert observability.RedactingFilter is security.RedactingFilter
+    assert observability.DEFAULT_PATTERNS is security.DEFAULT_PATTERNS
+    assert observability.Redactor().redact("key sk-abcdefghijklmnopqrstu") == "key [REDACTED]"

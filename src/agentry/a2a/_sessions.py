@@ -16,7 +16,7 @@ from typing import Any, Protocol, runtime_checkable
 from agentry.a2a._errors import A2AConfigError
 from agentry.errors import HistoryStoreError
 from agentry.sessions import AgentSession
-from agentry.storage import ensure_sqlite_schema
+from agentry.storage import open_sqlite_store
 
 __all__ = [
     "DEFAULT_DATABASE",
@@ -86,13 +86,7 @@ class SQLiteContextSessionStore:
 
     def _connect(self) -> sqlite3.Connection:
         if self._connection is None:
-            connection = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-            try:
-                ensure_sqlite_schema(connection, self.table, [self._create_table])
-            except BaseException:
-                connection.close()
-                raise
-            self._connection = connection
+            self._connection = open_sqlite_store(self.path, self.table, [self._create_table])
         return self._connection
 
     def _create_table(self, connection: sqlite3.Connection) -> None:

@@ -13,12 +13,12 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from agentry.a2a._errors import A2AConfigError
 from agentry.errors import HistoryStoreError
 from agentry.sessions import AgentSession
-from agentry.storage import PoolSettings, StoreDatabase
+from agentry.storage import PoolSettings, SQLTableStore
 
 __all__ = ["SQLContextSessionStore"]
 
 
-class SQLContextSessionStore:
+class SQLContextSessionStore(SQLTableStore):
     """Sessions kept in a SQL database, shared by every server on it: a conversation
     started through one server continues through another.
 
@@ -45,15 +45,13 @@ class SQLContextSessionStore:
     ) -> None:
         if not table.replace("_", "").isalnum():
             raise A2AConfigError(f"table name {table!r} must be letters, digits and underscores")
-        self.table = sa.Table(
-            table,
-            sa.MetaData(),
-            sa.Column("context_id", sa.String(255), primary_key=True),
-            sa.Column("session", sa.Text, nullable=False),
-        )
-        self._database = StoreDatabase(
-            type(self).__name__,
-            self.table,
+        super().__init__(
+            sa.Table(
+                table,
+                sa.MetaData(),
+                sa.Column("context_id", sa.String(255), primary_key=True),
+                sa.Column("session", sa.Text, nullable=False),
+            ),
             url=url,
             engine=engine,
             pool=pool,
@@ -62,15 +60,6 @@ class SQLContextSessionStore:
             ),
         )
 
-    async def prepare(self) -> None:
-        """Open the database and bring the table to this version (done on first use too).
-
-        Raises:
-            SchemaVersionError: The database holds a newer version of the table.
-            HistoryStoreError: The database cannot be reached.
-        """
-        await self._database.engine()
-
     async def load(self, context_id: str) -> AgentSession | None:
         """The session saved for `context_id`, or `None`.
 
@@ -78,7 +67,7 @@ class SQLContextSessionStore:
             HistoryStoreError: The database cannot be read.
         """
         table = self.table
-        engine = await self._database.engine()
+        engine = await self._engine()
         try:
             async with engine.connect() as connection:
                 row = (
@@ -97,16 +86,12 @@ class SQLContextSessionStore:
             HistoryStoreError: The database cannot be written.
         """
         data = json.dumps(session.to_dict())
-        engine = await self._database.engine()
+        engine = await self._engine()
         try:
             async with engine.begin() as connection:
                 await _upsert(connection, self.table, context_id, data)
         except SQLAlchemyError as error:
             raise HistoryStoreError(f"cannot save A2A session {context_id!r}: {error}") from error
-
-    async def close(self) -> None:
-        """Release the connections of an engine made here."""
-        await self._database.close()
 
 
 async def _upsert(connection: AsyncConnection, table: sa.Table, context_id: str, data: str) -> None:

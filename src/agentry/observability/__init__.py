@@ -1,4 +1,5 @@
-"""Observability: OpenTelemetry spans and metrics (GenAI semantic conventions) and logging.
+"""Observability: OpenTelemetry spans and metrics (GenAI semantic conventions), logging,
+and the redaction that keeps secrets out of both.
 
 Telemetry is off until you turn it on, and costs nothing while off: OpenTelemetry is only
 imported once it is enabled.
@@ -25,6 +26,7 @@ from agentry.observability._observer import (
     get_telemetry_observer,
     set_telemetry_observer,
 )
+from agentry.observability._redaction import DEFAULT_PATTERNS, RedactingFilter, Redactor
 from agentry.observability._state import (
     disable_instrumentation,
     enable_instrumentation,
@@ -32,8 +34,11 @@ from agentry.observability._state import (
 )
 
 __all__ = [
+    "DEFAULT_PATTERNS",
     "ExporterChoice",
     "OtelSetup",
+    "RedactingFilter",
+    "Redactor",
     "TelemetryObserver",
     "configure_logging",
     "configure_otel",

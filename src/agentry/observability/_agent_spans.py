@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import AsyncIterator, Awaitable
 from typing import TYPE_CHECKING
 
@@ -17,18 +16,14 @@ from agentry.observability._attributes import (
     CONVERSATION_ID,
     INPUT_MESSAGES,
     OPERATION_NAME,
-    OUTPUT_MESSAGES,
     PROVIDER_NAME,
     REQUEST_MODEL,
-    RESPONSE_FINISH_REASONS,
-    RESPONSE_ID,
     SYSTEM_INSTRUCTIONS,
-    USAGE_INPUT_TOKENS,
-    USAGE_OUTPUT_TOKENS,
     messages_json,
 )
 from agentry.observability._chat_spans import model_of, provider_of
-from agentry.observability._instruments import end_span, fail_span, instruments, step_in_span
+from agentry.observability._instruments import end_span, step_in_span
+from agentry.observability._operation_span import OperationSpan, response_attributes
 from agentry.types import AgentResponse, AgentResponseUpdate, ChatOptions, Message
 
 if TYPE_CHECKING:
@@ -93,7 +88,7 @@ async def traced_agent_response(
     return result
 
 
-class _AgentRun:
+class _AgentRun(OperationSpan):
     """One `invoke_agent` span with its metric attributes and start time."""
 
     def __init__(
@@ -103,8 +98,7 @@ class _AgentRun:
         session: AgentSession | None,
         options: ChatOptions | None,
     ) -> None:
-        self.instruments = instruments()
-        self.started = time.perf_counter()
+        super().__init__()
         client = getattr(agent, "client", None)
         name: str | None = getattr(agent, "name", None)
         self.metric_attributes: dict[str, object] = {
@@ -127,22 +121,6 @@ class _AgentRun:
         span_name = f"invoke_agent {name}" if name else "invoke_agent"
         self.span: Span = self.instruments.start_span(span_name, attributes)
 
-    def fail(self, error: BaseException) -> None:
-        fail_span(self.span, error)
-        self.span.end()
-        self.instruments.record_duration(self.started, self.metric_attributes, error)
-
     def finish(self, response: AgentResponse) -> None:
-        usage: dict[str, object] = dict(response.usage_details or {})
-        attributes: dict[str, object] = {
-            RESPONSE_ID: response.response_id,
-            RESPONSE_FINISH_REASONS: [response.finish_reason] if response.finish_reason else None,
-            USAGE_INPUT_TOKENS: usage.get("input_token_count"),
-            USAGE_OUTPUT_TOKENS: usage.get("output_token_count"),
-        }
-        if _state.sensitive_data:
-            attributes[OUTPUT_MESSAGES] = messages_json(
-                response.messages, finish_reason=response.finish_reason or "stop"
-            )
-        end_span(self.span, attributes)
+        end_span(self.span, response_attributes(response))
         self.instruments.record_duration(self.started, self.metric_attributes)

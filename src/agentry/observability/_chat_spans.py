@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import AsyncIterator, Awaitable, Sequence
 
 from opentelemetry import trace
@@ -14,7 +13,6 @@ from agentry.observability._attributes import (
     ERROR_TYPE,
     INPUT_MESSAGES,
     OPERATION_NAME,
-    OUTPUT_MESSAGES,
     PROVIDER_NAME,
     REQUEST_MAX_TOKENS,
     REQUEST_MODEL,
@@ -23,20 +21,12 @@ from agentry.observability._attributes import (
     REQUEST_STREAM,
     REQUEST_TEMPERATURE,
     REQUEST_TOP_P,
-    RESPONSE_FINISH_REASONS,
-    RESPONSE_ID,
     RESPONSE_MODEL,
     SYSTEM_INSTRUCTIONS,
-    USAGE_INPUT_TOKENS,
-    USAGE_OUTPUT_TOKENS,
     messages_json,
 )
-from agentry.observability._instruments import (
-    end_span,
-    fail_span,
-    instruments,
-    step_in_span,
-)
+from agentry.observability._instruments import end_span, step_in_span
+from agentry.observability._operation_span import OperationSpan, response_attributes
 from agentry.types import ChatOptions, ChatResponse, ChatResponseUpdate, Message
 
 __all__ = [
@@ -132,14 +122,13 @@ def _fold(updates: list[ChatResponseUpdate], options: ChatOptions) -> ChatRespon
     return ChatResponse.from_updates(updates, response_format=options.get("response_format"))
 
 
-class _ChatCall:
+class _ChatCall(OperationSpan):
     """One chat span with its metric attributes and start time."""
 
     def __init__(
         self, client: object, messages: list[Message], options: ChatOptions, *, stream: bool
     ) -> None:
-        self.instruments = instruments()
-        self.started = time.perf_counter()
+        super().__init__()
         model = model_of(client, options)
         self.metric_attributes: dict[str, object] = {
             OPERATION_NAME: "chat",
@@ -164,25 +153,9 @@ class _ChatCall:
         name = f"chat {model}" if model else "chat"
         self.span: Span = self.instruments.start_span(name, attributes, kind=SpanKind.CLIENT)
 
-    def fail(self, error: BaseException) -> None:
-        fail_span(self.span, error)
-        self.span.end()
-        self.instruments.record_duration(self.started, self.metric_attributes, error)
-
     def finish(self, response: ChatResponse) -> None:
         usage: dict[str, object] = dict(response.usage_details or {})
-        attributes: dict[str, object] = {
-            RESPONSE_ID: response.response_id,
-            RESPONSE_MODEL: response.model,
-            RESPONSE_FINISH_REASONS: [response.finish_reason] if response.finish_reason else None,
-            USAGE_INPUT_TOKENS: usage.get("input_token_count"),
-            USAGE_OUTPUT_TOKENS: usage.get("output_token_count"),
-        }
-        if _state.sensitive_data:
-            attributes[OUTPUT_MESSAGES] = messages_json(
-                response.messages, finish_reason=response.finish_reason or "stop"
-            )
-        end_span(self.span, attributes)
+        end_span(self.span, {**response_attributes(response), RESPONSE_MODEL: response.model})
         metric_attributes = {**self.metric_attributes, RESPONSE_MODEL: response.model}
         self.instruments.record_duration(self.started, metric_attributes)
         self.instruments.record_tokens(usage, metric_attributes)

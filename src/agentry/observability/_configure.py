@@ -67,7 +67,7 @@ def configure_otel(
         set_global: Also make the providers OpenTelemetry's global ones (if none is set yet),
             so other instrumented libraries share them.
         redact: Applied to every recorded text while sensitive data is on, such as
-            `agentry.security.Redactor().redact`.
+            `agentry.observability.Redactor().redact`.
 
     Returns:
         The providers, to flush or shut down.

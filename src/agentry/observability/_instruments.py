@@ -13,7 +13,7 @@ from opentelemetry import context as otel_context
 from opentelemetry import metrics, trace
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode
 
-import agentry
+from agentry._version import __version__
 from agentry.observability import _state
 from agentry.observability._attributes import (
     ERROR_TYPE,
@@ -43,11 +43,10 @@ class Instruments:
     """The tracer and histograms of one pair of providers."""
 
     def __init__(self, tracer_provider: Any, meter_provider: Any) -> None:
-        version = agentry.__version__
         tracer_source = tracer_provider or trace.get_tracer_provider()
         meter_source = meter_provider or metrics.get_meter_provider()
-        self.tracer = tracer_source.get_tracer("agentry", version)
-        meter = meter_source.get_meter("agentry", version)
+        self.tracer = tracer_source.get_tracer("agentry", __version__)
+        meter = meter_source.get_meter("agentry", __version__)
         self.token_usage = meter.create_histogram(
             TOKEN_USAGE,
             unit="{token}",

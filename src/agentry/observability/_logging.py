@@ -48,7 +48,7 @@ def configure_logging(
     """Show agentry's log records of `level` and above on `stream` (default: stderr).
 
     Calling it again replaces the handler it added before. To redact secrets, add a
-    `agentry.security.RedactingFilter` to the handler it returns.
+    `agentry.observability.RedactingFilter` to the handler it returns.
 
     Args:
         level: The lowest level shown.

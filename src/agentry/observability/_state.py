@@ -53,7 +53,7 @@ def enable_instrumentation(
         tracer_provider: An OpenTelemetry `TracerProvider` (default: the global one).
         meter_provider: An OpenTelemetry `MeterProvider` (default: the global one).
         redact: Applied to every recorded text attribute while sensitive data is on,
-            such as `agentry.security.Redactor().redact`.
+            such as `agentry.observability.Redactor().redact`.
 
     Example:
         >>> from agentry.observability import enable_instrumentation, disable_instrumentation

@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 from typing_extensions import Self
 
 from agentry.clients import BaseChatClient
-from agentry.clients.sdk_errors import sdk_max_retries, without_sdk_retries
 from agentry.clients.wire_format import (
     function_result_text,
     iso_time,
@@ -97,12 +96,14 @@ class OpenAIChatCompletionClient(BaseChatClient):
             model=model, api_key=api_key, base_url=base_url, model_env=_MODEL_ENV
         )
         self.model = settings.model
-        sdk_retries = sdk_max_retries(retry, max_retries)
-        if client is None:
-            client = make_async_client(
-                settings, timeout=timeout, max_retries=sdk_retries, default_headers=default_headers
-            )
-        self.client = without_sdk_retries(client, retry)
+        self.client = make_async_client(
+            settings,
+            client=client,
+            timeout=timeout,
+            max_retries=max_retries,
+            default_headers=default_headers,
+            retry=retry,
+        )
         self.max_tokens_parameter: MaxTokensParameter = max_tokens_parameter or (
             "max_completion_tokens" if self.client.base_url.host == _OPENAI_HOST else "max_tokens"
         )

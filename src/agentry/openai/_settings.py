@@ -6,9 +6,11 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from agentry.clients.sdk_errors import sdk_max_retries, without_sdk_retries
 from agentry.errors import ChatClientError
 
 if TYPE_CHECKING:
+    from agentry.types import RetryPolicy
     from openai import AsyncOpenAI
 
 __all__ = ["NO_KEY", "OpenAISettings", "make_async_client"]
@@ -57,15 +59,22 @@ class OpenAISettings:
 def make_async_client(
     settings: OpenAISettings,
     *,
+    client: AsyncOpenAI | None,
     timeout: float | None,
     max_retries: int | None,
     default_headers: dict[str, str] | None,
+    retry: RetryPolicy | None,
 ) -> AsyncOpenAI:
-    """An `AsyncOpenAI` client for these settings.
+    """The `AsyncOpenAI` client of a chat client: `client` when given, else one made for
+    these settings; its own retries are off while agentry's `retry` policy retries.
 
     Raises:
         ChatClientError: Neither an API key nor a base URL of a compatible server is set.
+        ValueError: `max_retries` above 0 with a `retry` policy that retries.
     """
+    sdk_retries = sdk_max_retries(retry, max_retries)
+    if client is not None:
+        return without_sdk_retries(client, retry)
     from openai import AsyncOpenAI
 
     if settings.api_key is None and settings.base_url is None:
@@ -80,6 +89,6 @@ def make_async_client(
     }
     if timeout is not None:
         options["timeout"] = timeout
-    if max_retries is not None:
-        options["max_retries"] = max_retries
-    return AsyncOpenAI(**options)
+    if sdk_retries is not None:
+        options["max_retries"] = sdk_retries
+    return without_sdk_retries(AsyncOpenAI(**options), retry)

@@ -1,5 +1,5 @@
-"""Security primitives: tool policies, limits on tool results, redaction of secrets, and
-the path containment of the file stores.
+"""Security primitives: tool policies, limits on tool results, redaction of secrets (from
+`agentry.observability`), and the path containment of the file stores (from `agentry.files`).
 
 Example:
     >>> from agentry.security import ResultSizeLimit, ToolPolicy
@@ -7,9 +7,9 @@ Example:
 """
 
 from agentry.files import PathEscapeError, normalize_relative_path, open_directory
+from agentry.observability import DEFAULT_PATTERNS, RedactingFilter, Redactor
 from agentry.security._limits import ResultSizeLimit
 from agentry.security._policy import ToolPolicy
-from agentry.security._redaction import DEFAULT_PATTERNS, RedactingFilter, Redactor
 
 __all__ = [
     "DEFAULT_PATTERNS",

@@ -18,7 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from agentry.errors import HistoryStoreError, SerializationError
 from agentry.sessions._providers import HistoryProvider, message_json
-from agentry.storage import PoolSettings, StoreDatabase
+from agentry.storage import PoolSettings, SQLTableStore
 from agentry.types import Message
 
 if TYPE_CHECKING:
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 __all__ = ["SQLHistoryProvider", "SQLiteHistoryProvider"]
 
 
-class SQLHistoryProvider(HistoryProvider):
+class SQLHistoryProvider(HistoryProvider, SQLTableStore):
     """Keeps history in one table: a row per message, in insertion order per session.
 
     The table is versioned (see `agentry.storage`): it is created in an empty database,
@@ -75,10 +75,9 @@ class SQLHistoryProvider(HistoryProvider):
             store_context_messages=store_context_messages,
             compaction=compaction,
         )
-        self._table = _history_table(table_name)
-        self._database = StoreDatabase(
-            type(self).__name__,
-            self._table,
+        SQLTableStore.__init__(
+            self,
+            _history_table(table_name),
             url=url,
             engine=engine,
             pool=pool,
@@ -88,25 +87,14 @@ class SQLHistoryProvider(HistoryProvider):
         )
         self._session_locks: dict[str, asyncio.Lock] = {}
 
-    async def prepare(self) -> None:
-        """Open the database and bring the history table to this agentry's version (done on
-        first use too; `agentry db upgrade` calls it ahead of a deployment).
-
-        Raises:
-            SchemaVersionError: The database holds a newer version of the table.
-        """
-        await self._database.engine()
-
-    async def _setup(self) -> tuple[AsyncEngine, Table]:
-        return await self._database.engine(), self._table
-
     async def get_messages(
         self, session_id: str, *, state: dict[str, object] | None = None
     ) -> list[Message]:
         from sqlalchemy import select
         from sqlalchemy.exc import SQLAlchemyError
 
-        engine, table = await self._setup()
+        engine = await self._engine()
+        table = self.table
         try:
             async with engine.connect() as connection:
                 rows = await connection.execute(
@@ -140,7 +128,8 @@ class SQLHistoryProvider(HistoryProvider):
             return
         from sqlalchemy.exc import SQLAlchemyError
 
-        engine, table = await self._setup()
+        engine = await self._engine()
+        table = self.table
         rows = [{"session_id": session_id, "message": message_json(m)} for m in messages]
         lock = self._session_locks.setdefault(session_id, asyncio.Lock())
         try:
@@ -150,10 +139,6 @@ class SQLHistoryProvider(HistoryProvider):
             raise HistoryStoreError(
                 f"cannot store history of session {session_id!r}: {error}"
             ) from error
-
-    async def close(self) -> None:
-        """Release the database connections (only those of an engine it created)."""
-        await self._database.close()
 
 
 def _history_table(name: str) -> Table:

@@ -5,6 +5,7 @@ the A2A server's tasks and sessions keep their tables in any database SQLAlchemy
 engine reaches: a SQLite file, or PostgreSQL by URL (through psycopg 3). One setting,
 `$AGENTRY_DATABASE_URL`, names the database of every store not given one. Each store's
 tables carry a version in `agentry_schema_versions`, upgraded in order when a store opens.
+Every SQL store of one table is a `SQLTableStore`, and so can a store of your own be.
 Names load on first use: the errors and settings need no SQLAlchemy.
 """
 
@@ -20,6 +21,7 @@ _EXPORTS: dict[str, str] = {
     "VERSIONS_TABLE": "agentry.storage._sqlite_versions",
     "Migration": "agentry.storage._schema",
     "PoolSettings": "agentry.storage._settings",
+    "SQLTableStore": "agentry.storage._table_store",
     "Schema": "agentry.storage._schema",
     "StoreDatabase": "agentry.storage._database",
     "async_url": "agentry.storage._urls",
@@ -29,6 +31,7 @@ _EXPORTS: dict[str, str] = {
     "default_database_url": "agentry.storage._urls",
     "ensure_schema": "agentry.storage._schema",
     "ensure_sqlite_schema": "agentry.storage._sqlite_versions",
+    "open_sqlite_store": "agentry.storage._sqlite_versions",
     "read_schema_versions": "agentry.storage._schema",
     "safe_url": "agentry.storage._urls",
     "table_schema": "agentry.storage._database",
@@ -39,6 +42,7 @@ __all__ = [
     "VERSIONS_TABLE",
     "Migration",
     "PoolSettings",
+    "SQLTableStore",
     "Schema",
     "SchemaVersionError",
     "StorageConfigError",
@@ -51,6 +55,7 @@ __all__ = [
     "default_database_url",
     "ensure_schema",
     "ensure_sqlite_schema",
+    "open_sqlite_store",
     "read_schema_versions",
     "safe_url",
     "table_schema",
@@ -81,7 +86,12 @@ if TYPE_CHECKING:
         read_schema_versions,
     )
     from agentry.storage._settings import PoolSettings
-    from agentry.storage._sqlite_versions import VERSIONS_TABLE, ensure_sqlite_schema
+    from agentry.storage._sqlite_versions import (
+        VERSIONS_TABLE,
+        ensure_sqlite_schema,
+        open_sqlite_store,
+    )
+    from agentry.storage._table_store import SQLTableStore
     from agentry.storage._urls import (
         DATABASE_URL_ENV,
         async_url,

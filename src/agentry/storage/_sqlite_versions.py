@@ -3,12 +3,13 @@ that skip SQLAlchemy to start fast (`SQLiteCheckpointStorage`)."""
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Callable
 
 from agentry.storage._errors import newer_version_error
 
-__all__ = ["VERSIONS_TABLE", "ensure_sqlite_schema"]
+__all__ = ["VERSIONS_TABLE", "ensure_sqlite_schema", "open_sqlite_store"]
 
 VERSIONS_TABLE = "agentry_schema_versions"
 """The table that records the schema version of each component in a database."""
@@ -52,3 +53,30 @@ def ensure_sqlite_schema(
         raise
     connection.execute("COMMIT")
     return found
+
+
+def open_sqlite_store(
+    path: str | os.PathLike[str],
+    component: str,
+    migrations: list[Callable[[sqlite3.Connection], None]],
+    *,
+    wal: bool = False,
+) -> sqlite3.Connection:
+    """A connection to the SQLite file at `path` for a store's `component`, brought to its
+    version (see `ensure_sqlite_schema`): in autocommit mode, usable from any thread, and
+    with `wal` in WAL mode (readers do not wait for the writer).
+
+    Raises:
+        SchemaVersionError: The file holds a newer version of `component`.
+        sqlite3.Error: The file cannot be opened, read or written.
+    """
+    connection = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+    try:
+        if wal:
+            connection.execute("PRAGMA journal_mode=WAL")
+            connection.execute("PRAGMA synchronous=NORMAL")
+        ensure_sqlite_schema(connection, component, migrations)
+    except BaseException:
+        connection.close()
+        raise
+    return connection

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from agentry.errors import ContentError, ToolArgumentsError, ToolExecutionError
 from agentry.middleware import FunctionInvocationContext, MiddlewareFunction, run_pipeline
 from agentry.observability import (
+    Redactor,
     get_logger,
     get_telemetry_observer,
     is_sensitive_logging_enabled,
@@ -21,7 +22,6 @@ from agentry.tools._function_tool import FunctionTool
 from agentry.types import Content
 
 if TYPE_CHECKING:
-    from agentry.security import Redactor
     from agentry.sessions import AgentSession
 
 __all__ = ["FunctionInvocationConfiguration", "ToolCallBatch", "invoke_function_calls"]
@@ -43,7 +43,7 @@ class FunctionInvocationConfiguration:
             raises, not only its type. Off, only messages meant for the model are told:
             argument errors (about the model's own input) and `ToolExecutionError`s (why
             a tool could not do its work, such as an MCP server's timeout). Told
-            messages have common secrets masked (see `agentry.security.Redactor`).
+            messages have common secrets masked (see `agentry.observability.Redactor`).
     """
 
     enabled: bool = True
@@ -196,8 +196,6 @@ def _failure_for_model(name: str, error: Exception, config: FunctionInvocationCo
 
 @cache
 def _default_redactor() -> Redactor:
-    from agentry.security import Redactor
-
     return Redactor()
 
 

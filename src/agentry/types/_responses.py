@@ -22,7 +22,7 @@ from agentry.types._updates import (
     FinishReason,
     ResponseUpdateBase,
 )
-from agentry.types._validation import check_fields, stored_fields
+from agentry.types._validation import check_fields, present_fields, stored_fields
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -137,15 +137,13 @@ class _ResponseBase(SerializationMixin, Generic[_UpdateT, ValueT]):
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (the structured value is rebuilt from the text, not stored)."""
-        data: dict[str, object] = {"messages": [m.to_dict() for m in self.messages]}
         fields = ("response_id", "created_at", "finish_reason", "usage_details")
-        for field in (*fields, *type(self)._extra_fields):
-            value = getattr(self, field)
-            if value is not None:
-                data[field] = value
-        if self.additional_properties:
-            data["additional_properties"] = self.additional_properties
-        return data
+        return {
+            "messages": [m.to_dict() for m in self.messages],
+            **present_fields(
+                self, (*fields, *type(self)._extra_fields), self.additional_properties
+            ),
+        }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Self:

@@ -10,7 +10,7 @@ from typing_extensions import TypedDict
 from agentry.types._content import Content, StoredContent, content_from_stored
 from agentry.types._message import to_contents
 from agentry.types._serialization import SerializationMixin
-from agentry.types._validation import check_fields, stored_fields
+from agentry.types._validation import check_fields, present_fields, stored_fields
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -96,15 +96,13 @@ class ResponseUpdateBase(SerializationMixin):
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict."""
-        data: dict[str, object] = {"contents": [c.to_dict() for c in self.contents]}
         fields = ("role", "author_name", "message_id", "response_id", "created_at")
-        for field in (*fields, *type(self)._extra_fields):
-            value = getattr(self, field)
-            if value is not None:
-                data[field] = value
-        if self.additional_properties:
-            data["additional_properties"] = self.additional_properties
-        return data
+        return {
+            "contents": [c.to_dict() for c in self.contents],
+            **present_fields(
+                self, (*fields, *type(self)._extra_fields), self.additional_properties
+            ),
+        }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Self:

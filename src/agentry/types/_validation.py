@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from agentry.errors import SerializationError
@@ -19,7 +19,7 @@ from agentry.errors import SerializationError
 if TYPE_CHECKING:
     from pydantic import TypeAdapter, ValidationError
 
-__all__ = ["check_fields", "load_json", "stored_fields"]
+__all__ = ["check_fields", "load_json", "present_fields", "stored_fields"]
 
 _ClsT = TypeVar("_ClsT", bound=type)
 _SHOWN_ERRORS = 3
@@ -31,6 +31,21 @@ def stored_fields(cls: _ClsT) -> _ClsT:
     # A plain dict is what pydantic's `ConfigDict` is; it needs no pydantic import.
     setattr(cls, "__pydantic_config__", {"extra": "forbid", "strict": True})  # noqa: B010
     return cls
+
+
+def present_fields(
+    source: object, names: Iterable[str], additional_properties: Mapping[str, Any] | None
+) -> dict[str, object]:
+    """The attributes `names` of `source` that are set (not None), and
+    `additional_properties` when there are any: the optional part of a stored dict."""
+    data: dict[str, object] = {}
+    for name in names:
+        value = getattr(source, name)
+        if value is not None:
+            data[name] = value
+    if additional_properties:
+        data["additional_properties"] = additional_properties
+    return data
 
 
 @functools.cache

@@ -10,7 +10,7 @@ from __future__ import annotations
 from sqlalchemy import Column, Index, Integer, MetaData, String, Table, Text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from agentry.storage import PoolSettings, StoreDatabase
+from agentry.storage import PoolSettings, SQLTableStore
 from agentry.workflows._checkpoint import (
     CheckpointStorage,
     WorkflowCheckpoint,
@@ -21,7 +21,7 @@ from agentry.workflows._errors import WorkflowCheckpointException
 __all__ = ["SQLCheckpointStorage"]
 
 
-class SQLCheckpointStorage(CheckpointStorage):
+class SQLCheckpointStorage(CheckpointStorage, SQLTableStore):
     """Keeps checkpoints in one table: a row per checkpoint, its JSON in a text column.
 
     The table is versioned (see `agentry.storage`): it is created in an empty database,
@@ -51,10 +51,9 @@ class SQLCheckpointStorage(CheckpointStorage):
         table_name: str = "agentry_workflow_checkpoints",
         pool: PoolSettings | None = None,
     ) -> None:
-        self._table = _checkpoint_table(table_name)
-        self._database = StoreDatabase(
-            type(self).__name__,
-            self._table,
+        SQLTableStore.__init__(
+            self,
+            _checkpoint_table(table_name),
             url=url,
             engine=engine,
             pool=pool,
@@ -63,24 +62,13 @@ class SQLCheckpointStorage(CheckpointStorage):
             ),
         )
 
-    async def prepare(self) -> None:
-        """Open the database and bring the checkpoint table to this agentry's version (done on
-        first use too; `agentry db upgrade` calls it ahead of a deployment).
-
-        Raises:
-            SchemaVersionError: The database holds a newer version of the table.
-        """
-        await self._database.engine()
-
-    async def _setup(self) -> tuple[AsyncEngine, Table]:
-        return await self._database.engine(), self._table
-
     async def save(self, checkpoint: WorkflowCheckpoint) -> str:
         from sqlalchemy import delete
         from sqlalchemy.exc import SQLAlchemyError
 
         text = checkpoint.to_json()
-        engine, table = await self._setup()
+        engine = await self._engine()
+        table = self.table
         try:
             async with engine.begin() as connection:
                 await connection.execute(
@@ -103,7 +91,8 @@ class SQLCheckpointStorage(CheckpointStorage):
         from sqlalchemy import select
         from sqlalchemy.exc import SQLAlchemyError
 
-        engine, table = await self._setup()
+        engine = await self._engine()
+        table = self.table
         try:
             async with engine.connect() as connection:
                 row = (
@@ -123,7 +112,8 @@ class SQLCheckpointStorage(CheckpointStorage):
         from sqlalchemy import select
         from sqlalchemy.exc import SQLAlchemyError
 
-        engine, table = await self._setup()
+        engine = await self._engine()
+        table = self.table
         try:
             async with engine.connect() as connection:
                 rows = await connection.execute(
@@ -141,7 +131,8 @@ class SQLCheckpointStorage(CheckpointStorage):
         from sqlalchemy import delete
         from sqlalchemy.exc import SQLAlchemyError
 
-        engine, table = await self._setup()
+        engine = await self._engine()
+        table = self.table
         try:
             async with engine.begin() as connection:
                 result = await connection.execute(
@@ -152,10 +143,6 @@ class SQLCheckpointStorage(CheckpointStorage):
                 f"cannot delete checkpoint {checkpoint_id!r}: {error}"
             ) from error
         return bool(result.rowcount)
-
-    async def close(self) -> None:
-        """Release the database connections (only those of an engine it created)."""
-        await self._database.close()
 
 
 def _checkpoint_table(name: str) -> Table:

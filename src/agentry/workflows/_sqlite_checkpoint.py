@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from agentry.storage import ensure_sqlite_schema
+from agentry.storage import open_sqlite_store
 from agentry.workflows._checkpoint import (
     CheckpointStorage,
     WorkflowCheckpoint,
@@ -58,15 +58,9 @@ class SQLiteCheckpointStorage(CheckpointStorage):
     def _connect(self) -> sqlite3.Connection:
         if self._connection is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            connection = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-            connection.execute("PRAGMA journal_mode=WAL")
-            connection.execute("PRAGMA synchronous=NORMAL")
-            try:
-                ensure_sqlite_schema(connection, self._table, [self._create_table])
-            except BaseException:
-                connection.close()
-                raise
-            self._connection = connection
+            self._connection = open_sqlite_store(
+                self.path, self._table, [self._create_table], wal=True
+            )
         return self._connection
 
     def _create_table(self, connection: sqlite3.Connection) -> None:
