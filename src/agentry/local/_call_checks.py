@@ -17,7 +17,7 @@ from agentry.local._decision import ToolCall, ToolSpec
 from agentry.tools import tool_result_to_text
 from agentry.types import Message
 
-__all__ = ["CallVerdict", "check_call"]
+__all__ = ["CallVerdict", "check_call", "ungrounded_argument"]
 
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 # Words this long name a specific thing (a city, a person); shorter ones are often codes
@@ -41,14 +41,23 @@ def check_call(
     """Whether `call` may go out, given the conversation `messages` it continues."""
     if _key(call.name, call.arguments) in _calls_since_user(messages):
         return CallVerdict.REPEATED
+    if ungrounded_argument(call, tools, messages) is not None:
+        return CallVerdict.UNGROUNDED
+    return CallVerdict.ALLOWED
+
+
+def ungrounded_argument(
+    call: ToolCall, tools: Sequence[ToolSpec], messages: Sequence[Message]
+) -> str | None:
+    """The first required argument of `call` whose value the conversation does not hold."""
     spec = next((spec for spec in tools if spec.name == call.name), None)
     if spec is None:
-        return CallVerdict.ALLOWED
+        return None
     facts = _Facts(_grounding_texts(messages))
     for name in spec.required:
         if name in call.arguments and not facts.holds(call.arguments[name]):
-            return CallVerdict.UNGROUNDED
-    return CallVerdict.ALLOWED
+            return name
+    return None
 
 
 def _key(name: str, arguments: object) -> str:

@@ -12,13 +12,13 @@ from pathlib import Path
 
 from agentry.clients import BaseChatClient
 from agentry.local._answer_stream import AnswerTextExtractor
-from agentry.local._call_checks import CallVerdict, check_call
+from agentry.local._call_checks import CallVerdict, check_call, ungrounded_argument
 from agentry.local._decision import Answer, Question, ToolCall, parse_decision
 from agentry.local._errors import ModelFileError
 from agentry.local._generation import GenerationEnd, GenerationRequest, generate
 from agentry.local._llama import LoadedModel
 from agentry.local._model_files import resolve_model_file, verify_file
-from agentry.local._prompt import PromptMode, build_chat_turns
+from agentry.local._prompt import PromptMode, build_chat_turns, with_missing_argument
 from agentry.local._registry import DEFAULT_LOCAL_MODEL, get_local_model
 from agentry.local._request import output_schema, prompt_mode, refusal_mode
 from agentry.local._shared_model import ModelSettings, SharedModel, shared_model
@@ -186,7 +186,11 @@ class LocalChatClient(BaseChatClient):
             verdict = check_call(decision, mode.tools, messages)
             if verdict is not CallVerdict.ALLOWED:
                 # The same prompt again, with the call taken off the menu: the cache serves it.
-                retry_mode = refusal_mode(mode, ask_only=verdict is CallVerdict.UNGROUNDED)
+                missing = ungrounded_argument(decision, mode.tools, messages)
+                spec = next((spec for spec in mode.tools if spec.name == decision.name), None)
+                if missing is not None and spec is not None:
+                    turns = with_missing_argument(turns, spec, missing)
+                retry_mode = refusal_mode(mode, ask_only=missing is not None)
                 retry = _Reply(self.model, retry_mode, earlier=reply)
                 async for update in self._generate(shared, turns, request, retry_mode, retry):
                     yield update

@@ -22,7 +22,12 @@ from agentry.local._decision import ToolSpec, inline_refs
 from agentry.tools import tool_result_to_text
 from agentry.types import Content, Message
 
-__all__ = ["DEFAULT_SYSTEM_PROMPT", "PromptMode", "build_chat_turns"]
+__all__ = [
+    "DEFAULT_SYSTEM_PROMPT",
+    "PromptMode",
+    "build_chat_turns",
+    "with_missing_argument",
+]
 
 DEFAULT_SYSTEM_PROMPT = "You are a helpful assistant."
 
@@ -71,8 +76,13 @@ def build_chat_turns(
         for content in message.contents:
             if content.type == "function_call":
                 calls[content.call_id or ""] = content
+                if mode.decides:
+                    # The transcript shows each call as the move it was, so a new request
+                    # of the same kind is seen to need a call too.
+                    _add_turn(turns, "assistant", _call_move(content))
             elif content.type == "function_result":
-                _add_tool_note(turns, _tool_note(content, calls.get(content.call_id or "")))
+                note = _tool_note(content, calls.get(content.call_id or ""))
+                _add_tool_note(turns, note, own_turn=mode.decides)
         text = _plain_text(message.contents)
         if not text:
             continue
@@ -84,6 +94,38 @@ def build_chat_turns(
         system_parts.append(instructions)
     system = "\n\n".join(p for p in system_parts if p) or DEFAULT_SYSTEM_PROMPT
     return [{"role": "system", "content": system + _reply_rules(mode)}, *turns]
+
+
+def _call_move(call: Content) -> str:
+    try:
+        arguments: object = call.parse_arguments()
+    except ValueError:
+        arguments = str(call.arguments)
+    return json.dumps({"action": call.name, "arguments": arguments}, ensure_ascii=False)
+
+
+def with_missing_argument(
+    turns: list[dict[str, str]], spec: ToolSpec, argument: str
+) -> list[dict[str, str]]:
+    """`turns` with a note on the last user turn that `argument` of `spec` was not given.
+
+    Only the end of the prompt changes, so the cached evaluation of the rest is reused.
+    """
+    described = _argument_description(spec, argument)
+    note = f"(The request does not say {described}: ask the user for it.)"
+    last = turns[-1]
+    if last["role"] != "user":
+        return [*turns, {"role": "user", "content": note}]
+    return [*turns[:-1], {"role": "user", "content": f"{last['content']}\n\n{note}"}]
+
+
+def _argument_description(spec: ToolSpec, argument: str) -> str:
+    properties: dict[str, object] = spec.parameters.get("properties") or {}
+    schema = properties.get(argument)
+    description = (
+        cast("dict[str, object]", schema).get("description") if isinstance(schema, dict) else None
+    )
+    return f"the {argument} ({description})" if description else f"the {argument}"
 
 
 def _plain_text(contents: Sequence[Content]) -> str:
@@ -136,13 +178,15 @@ RESULTS_REMINDER = (
 )
 
 
-def _add_tool_note(turns: list[dict[str, str]], note: str) -> None:
+def _add_tool_note(turns: list[dict[str, str]], note: str, *, own_turn: bool) -> None:
+    """Add a result under the results heading: in the question's turn, or in a turn of its own
+    after the call's turn."""
     block = f"\n\n{RESULTS_HEADING}\n"
     reminder = f"\n{RESULTS_REMINDER}"
     if turns and turns[-1]["role"] == "user" and turns[-1]["content"].endswith(reminder):
         content = turns[-1]["content"].removesuffix(reminder)
         turns[-1]["content"] = content + "\n" + note + reminder
-    elif turns and turns[-1]["role"] == "user":
+    elif turns and turns[-1]["role"] == "user" and not own_turn:
         turns[-1]["content"] += block + note + reminder
     else:
         turns.append({"role": "user", "content": block.lstrip() + note + reminder})
@@ -181,17 +225,19 @@ def _tool_rules(mode: PromptMode) -> str:
     return "\n".join(lines)
 
 
-def _type_name(schema: object) -> str:
-    if isinstance(schema, dict):
-        kind: object = cast("dict[str, object]", schema).get("type", "any")
-        return str(kind)
-    return "any"
+def _argument(name: str, schema: object) -> str:
+    """`name: type`, with the argument's description in brackets when it has one."""
+    if not isinstance(schema, dict):
+        return f"{name}: any"
+    fields = cast("dict[str, object]", schema)
+    described = f" ({fields['description']})" if fields.get("description") else ""
+    return f"{name}: {fields.get('type', 'any')}{described}"
 
 
 def _signature(spec: ToolSpec) -> str:
     """`- name(arg: type, ...): description Required: ...`, as a person would list it."""
     properties: dict[str, object] = spec.parameters.get("properties") or {}
-    arguments = ", ".join(f"{name}: {_type_name(schema)}" for name, schema in properties.items())
+    arguments = ", ".join(_argument(name, schema) for name, schema in properties.items())
     description = spec.description.strip() or spec.name
     required = spec.required
     needs = f" Required: {', '.join(required)}." if required else ""
