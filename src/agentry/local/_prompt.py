@@ -69,6 +69,7 @@ def build_chat_turns(
     system_parts: list[str] = []
     turns: list[dict[str, str]] = []
     calls: dict[str, Content] = {}
+    request = ""
     for message in messages:
         if message.role == "system":
             system_parts.append(_plain_text(message.contents))
@@ -82,7 +83,7 @@ def build_chat_turns(
                     _add_turn(turns, "assistant", _call_move(content))
             elif content.type == "function_result":
                 note = _tool_note(content, calls.get(content.call_id or ""))
-                _add_tool_note(turns, note, own_turn=mode.decides)
+                _add_tool_note(turns, note, own_turn=mode.decides, request=request)
         text = _plain_text(message.contents)
         if not text:
             continue
@@ -90,6 +91,7 @@ def build_chat_turns(
             _add_turn(turns, "assistant", _assistant_text(text, mode))
         else:
             _add_turn(turns, "user", text)
+            request = text
     if instructions and all(instructions not in part for part in system_parts):
         system_parts.append(instructions)
     system = "\n\n".join(p for p in system_parts if p) or DEFAULT_SYSTEM_PROMPT
@@ -172,17 +174,23 @@ def _add_turn(turns: list[dict[str, str]], role: str, text: str) -> None:
 
 
 RESULTS_HEADING = "Results:"
-RESULTS_REMINDER = (
-    "Answer the request from these results, giving their facts and numbers, "
-    "or call the next tool the request still needs."
-)
 
 
-def _add_tool_note(turns: list[dict[str, str]], note: str, *, own_turn: bool) -> None:
-    """Add a result under the results heading: in the question's turn, or in a turn of its own
-    after the call's turn."""
+def _reminder(request: str) -> str:
+    request_line = f"\nThe request: {request}" if request else ""
+    return (
+        f"{request_line}\nIf these results answer the request, answer it from them, with their "
+        "facts and numbers; if it still needs another tool, call it with a value from them."
+    )
+
+
+def _add_tool_note(
+    turns: list[dict[str, str]], note: str, *, own_turn: bool, request: str = ""
+) -> None:
+    """Add a result under the results heading, followed by the request restated: in the
+    question's turn, or in a turn of its own after the call's turn."""
     block = f"\n\n{RESULTS_HEADING}\n"
-    reminder = f"\n{RESULTS_REMINDER}"
+    reminder = _reminder(request)
     if turns and turns[-1]["role"] == "user" and turns[-1]["content"].endswith(reminder):
         content = turns[-1]["content"].removesuffix(reminder)
         turns[-1]["content"] = content + "\n" + note + reminder
@@ -266,10 +274,11 @@ User: What time is it where Ana lives?
 Reply: {"action": "find_person", "arguments": {"name": "Ana"}}
 User: Results:
 - find_person(name="Ana") returned: Ana Ruiz lives in Lima
+The request: What time is it where Ana lives?
 Reply: {"action": "get_time", "arguments": {"city": "Lima"}}
 User: Results:
 - get_time(city="Lima") returned: 14:05
-Reply: {"action": "answer", "text": "It is 14:05 in Lima, where Ana lives."}
+Reply: {"action": "answer", "text": "It is 14:05 in Lima."}
 User: And in Oslo?
 Reply: {"action": "get_time", "arguments": {"city": "Oslo"}}
 User: Thanks!
