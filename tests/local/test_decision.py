@@ -197,9 +197,31 @@ def test_tool_results_are_folded_into_the_question_they_answer() -> None:
     assert turns[0]["content"] == "Be brief."
     assert turns[1]["content"] == (
         'Weather in Oslo?\n\nResults:\n- get_weather(city="Oslo") returned: Rain\n'
-        "Answer the request from these results, giving their facts and numbers, "
-        "or call the next tool the request still needs."
+        "The request: Weather in Oslo?\n"
+        "If these results answer the request, answer it from them, with their facts and "
+        "numbers; if it still needs another tool, call it with a value from them."
     )
+
+
+def test_with_tools_a_call_is_a_move_and_its_result_a_turn_that_restates_the_request() -> None:
+    call = Content.from_function_call(call_id="c1", name="get_weather", arguments={"city": "Oslo"})
+    messages = [
+        Message("user", ["Weather in Oslo?"]),
+        Message("assistant", [call]),
+        Message("tool", [Content.from_function_result(call_id="c1", result="Rain")]),
+    ]
+    mode = prompt_mode({"tools": [get_weather]})
+    turns = build_chat_turns(messages, mode)
+    assert [t["role"] for t in turns] == ["system", "user", "assistant", "user"]
+    assert json.loads(turns[2]["content"]) == {
+        "action": "get_weather",
+        "arguments": {"city": "Oslo"},
+    }
+    assert turns[3]["content"].startswith('Results:\n- get_weather(city="Oslo") returned: Rain\n')
+    assert "The request: Weather in Oslo?" in turns[3]["content"]
+    follow_up = [*messages, Message("assistant", ["Rain."]), Message("user", ["And Rome?"])]
+    longer = build_chat_turns(follow_up, mode)
+    assert longer[: len(turns)] == turns  # the next request extends the prompt: cache reuse
 
 
 def test_tool_mode_lists_tools_and_earlier_answers_as_moves() -> None:

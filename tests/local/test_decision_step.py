@@ -48,7 +48,9 @@ def agent() -> Agent:
 
 
 def _calls(response: AgentResponse) -> list[str]:
-    return [c.name or "" for m in response.messages for c in m.contents if c.type == "function_call"]
+    return [
+        c.name or "" for m in response.messages for c in m.contents if c.type == "function_call"
+    ]
 
 
 async def test_a_prompt_that_needs_no_tool_is_answered_without_a_call(agent: Agent) -> None:
