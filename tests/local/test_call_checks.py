@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agentry import Content, Message, tool
-from agentry.local._call_checks import CallVerdict, check_call
+from agentry.local._call_checks import CallVerdict, check_call, repeats_request
 from agentry.local._decision import ToolCall
 from agentry.local._request import tool_specs
 
@@ -86,3 +86,9 @@ def test_an_empty_required_value_is_missing() -> None:
     assert check_call(ToolCall("get_weather", {"city": " "}), TOOLS, messages) is (
         CallVerdict.UNGROUNDED
     )
+
+
+def test_a_question_that_only_says_the_request_back_asks_nothing() -> None:
+    messages = [Message("user", ["Do I need a warm coat in Oslo this afternoon?"])]
+    assert repeats_request("Do you need a warm coat in Oslo this afternoon?", messages)
+    assert not repeats_request("Which city do you want the weather for?", messages)

@@ -11,7 +11,7 @@ import pytest
 from agentry import Agent, AgentResponse, tool
 from agentry.local import LocalChatClient
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]  # a hang guard on a busy machine
 
 calls: list[tuple[str, str]] = []
 
@@ -76,3 +76,14 @@ async def test_a_follow_up_calls_the_tool_again_for_the_new_subject(agent: Agent
     second = await agent.run("And in Montreal?", session=session)
     assert calls == [("get_weather", "Paris"), ("get_weather", "Montreal")]
     assert "6" in second.text
+
+
+async def test_a_two_step_request_calls_the_second_tool_with_the_first_result(
+    agent: Agent,
+) -> None:
+    calls.clear()
+    response = await agent.run(
+        "First find Maria's home city in my contacts, then get the weather in that city."
+    )
+    assert calls == [("find_contact", "Maria"), ("get_weather", "Lisbon")]
+    assert "6" in response.text

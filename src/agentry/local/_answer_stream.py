@@ -1,7 +1,8 @@
 """Streaming the answer out of a JSON move while the model is still writing it.
 
-When tools are on offer the model answers (or asks) through a JSON move; the user should see
-the answer's words as they come, not the JSON around them. The extractor follows
+When tools are on offer the model answers through a JSON move; the user should see the
+answer's words as they come, not the JSON around them. A question is short and may still be
+refused (when it only repeats the request), so it is not streamed. The extractor follows
 the growing output and hands out the decoded answer text as far as it is certain.
 """
 
@@ -12,9 +13,7 @@ import re
 
 __all__ = ["AnswerTextExtractor"]
 
-_ANSWER_START = re.compile(
-    r'\s*\{\s*"action"\s*:\s*"(?:answer"\s*,\s*"text"|ask"\s*,\s*"question")\s*:\s*"'
-)
+_ANSWER_START = re.compile(r'\s*\{\s*"action"\s*:\s*"answer"\s*,\s*"text"\s*:\s*"')
 _SIMPLE_ESCAPES = {
     '"': '"',
     "\\": "\\",
@@ -30,7 +29,7 @@ _SIMPLE_ESCAPES = {
 class AnswerTextExtractor:
     """Feed it the model's output piece by piece; it returns the new answer text each time.
 
-    Only a string answer or question is streamed; a tool call or a structured answer yields
+    Only a string answer is streamed; a question, a tool call or a structured answer yields
     nothing here and is read from the whole output at the end.
 
     Example:

@@ -17,7 +17,7 @@ from agentry.local._decision import ToolCall, ToolSpec
 from agentry.tools import tool_result_to_text
 from agentry.types import Message
 
-__all__ = ["CallVerdict", "check_call", "ungrounded_argument"]
+__all__ = ["CallVerdict", "check_call", "repeats_request", "ungrounded_argument"]
 
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 # Words this long name a specific thing (a city, a person); shorter ones are often codes
@@ -111,3 +111,19 @@ class _Facts:
             return False
         words = {word.lower() for word in _WORD.findall(value)}
         return not words or bool(words & self.words)
+
+
+def repeats_request(question: str, messages: Sequence[Message]) -> bool:
+    """Whether `question` only says the user's last message back (it asks nothing new)."""
+    request = next((m.text for m in reversed(messages) if m.role == "user"), "")
+    asked, said = _words(question), _words(request)
+    if not asked or not said:
+        return False
+    return len(asked & said) / len(asked | said) >= _ECHO_OVERLAP
+
+
+_ECHO_OVERLAP = 0.6
+
+
+def _words(text: str) -> set[str]:
+    return {word.lower() for word in re.findall(r"\w+", text)}

@@ -12,7 +12,12 @@ from pathlib import Path
 
 from agentry.clients import BaseChatClient
 from agentry.local._answer_stream import AnswerTextExtractor
-from agentry.local._call_checks import CallVerdict, check_call, ungrounded_argument
+from agentry.local._call_checks import (
+    CallVerdict,
+    check_call,
+    repeats_request,
+    ungrounded_argument,
+)
 from agentry.local._decision import Answer, Question, ToolCall, parse_decision
 from agentry.local._errors import ModelFileError
 from agentry.local._generation import GenerationEnd, GenerationRequest, generate
@@ -178,23 +183,15 @@ class LocalChatClient(BaseChatClient):
             presence_penalty=options.get("presence_penalty", 0.0),
         )
         shared = await self.shared_model()
-        reply = _Reply(self.model, mode)
-        async for update in self._generate(shared, turns, request, mode, reply):
-            yield update
-        decision = reply.decision()
-        if isinstance(decision, ToolCall) and mode.allow_answer:
-            verdict = check_call(decision, mode.tools, messages)
-            if verdict is not CallVerdict.ALLOWED:
-                # The same prompt again, with the call taken off the menu: the cache serves it.
-                missing = ungrounded_argument(decision, mode.tools, messages)
-                spec = next((spec for spec in mode.tools if spec.name == decision.name), None)
-                if missing is not None and spec is not None:
-                    turns = with_missing_argument(turns, spec, missing)
-                retry_mode = refusal_mode(mode, ask_only=missing is not None)
-                retry = _Reply(self.model, retry_mode, earlier=reply)
-                async for update in self._generate(shared, turns, request, retry_mode, retry):
-                    yield update
-                reply = retry
+        reply: _Reply | None = None
+        step: tuple[PromptMode, list[dict[str, str]]] | None = (mode, turns)
+        while step is not None:
+            step_mode, step_turns = step
+            reply = _Reply(self.model, step_mode, earlier=reply)
+            async for update in self._generate(shared, step_turns, request, step_mode, reply):
+                yield update
+            step = _next_step(reply.decision(), step_mode, step_turns, messages)
+        assert reply is not None
         for update in reply.finish():
             yield update
 
@@ -222,6 +219,38 @@ class LocalChatClient(BaseChatClient):
                     yield update
 
 
+def _next_step(
+    decision: ToolCall | Answer | Question | None,
+    mode: PromptMode,
+    turns: list[dict[str, str]],
+    messages: Sequence[Message],
+) -> tuple[PromptMode, list[dict[str, str]]] | None:
+    """The step that replaces a refused move, or `None` to keep the move.
+
+    A repeated call becomes an answer from the results at hand; a call with a made-up
+    required argument becomes a question about it; a question that only repeats the request
+    becomes an answer or a call. Each retry keeps the prompt, so the cache serves it.
+    """
+    if isinstance(decision, ToolCall) and mode.allow_answer:
+        verdict = check_call(decision, mode.tools, messages)
+        if verdict is CallVerdict.REPEATED:
+            return refusal_mode(mode, ask_only=False), turns
+        if verdict is CallVerdict.UNGROUNDED:
+            missing = ungrounded_argument(decision, mode.tools, messages)
+            spec = next((spec for spec in mode.tools if spec.name == decision.name), None)
+            if missing is not None and spec is not None:
+                turns = with_missing_argument(turns, spec, missing)
+            return refusal_mode(mode, ask_only=True), turns
+    if (
+        isinstance(decision, Question)
+        and mode.allow_call
+        and not mode.ask_only
+        and repeats_request(decision.text, messages)
+    ):
+        return replace(mode, allow_ask=False), turns
+    return None
+
+
 class _Reply:
     """Turns generated text into chat updates: text as it comes, then a call or the rest."""
 
@@ -230,9 +259,11 @@ class _Reply:
         self.mode = mode
         self.response_id = earlier.response_id if earlier else f"local-{uuid.uuid4().hex}"
         self.message_id = earlier.message_id if earlier else f"msg-{uuid.uuid4().hex}"
-        self.earlier_end = earlier.end if earlier else None
+        earlier_prompt = earlier.prompt_tokens if earlier else 0
+        earlier_completion = earlier.completion_tokens if earlier else 0
         self.output = ""
         self.end = GenerationEnd("stop", 0, 0)
+        self._earlier_tokens = (earlier_prompt, earlier_completion)
         stream_answer = mode.decides and mode.answer_schema is None
         self.extractor = AnswerTextExtractor() if stream_answer else None
 
@@ -247,6 +278,16 @@ class _Reply:
             model=self.model,
             finish_reason=finish_reason,
         )
+
+    @property
+    def prompt_tokens(self) -> int:
+        """Prompt tokens of this generation and of the refused ones before it."""
+        return self._earlier_tokens[0] + self.end.prompt_tokens
+
+    @property
+    def completion_tokens(self) -> int:
+        """Generated tokens of this generation and of the refused ones before it."""
+        return self._earlier_tokens[1] + self.end.completion_tokens
 
     def feed(self, piece: str) -> ChatResponseUpdate | None:
         self.output += piece
@@ -281,11 +322,7 @@ class _Reply:
             streamed = self.extractor.streamed if self.extractor else ""
             if decision.text[len(streamed) :]:
                 updates.append(self._update([Content.from_text(decision.text[len(streamed) :])]))
-        prompt_tokens = self.end.prompt_tokens
-        completion_tokens = self.end.completion_tokens
-        if self.earlier_end is not None:
-            prompt_tokens += self.earlier_end.prompt_tokens
-            completion_tokens += self.earlier_end.completion_tokens
+        prompt_tokens, completion_tokens = self.prompt_tokens, self.completion_tokens
         usage = UsageDetails(
             input_token_count=prompt_tokens,
             output_token_count=completion_tokens,

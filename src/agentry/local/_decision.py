@@ -88,6 +88,7 @@ def decision_schema(
     tools: Sequence[ToolSpec],
     *,
     allow_answer: bool = True,
+    allow_ask: bool = True,
     allow_call: bool = True,
     answer_schema: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
@@ -96,6 +97,7 @@ def decision_schema(
     Args:
         tools: The tools the model may call.
         allow_answer: Whether answering (or asking, for a plain text answer) is allowed.
+        allow_ask: With `allow_answer`, whether asking the user is allowed.
         allow_call: Whether calling a tool is allowed.
         answer_schema: The schema of a structured answer; a string answer when `None`. A
             structured answer leaves out the question, which would not match it.
@@ -113,7 +115,7 @@ def decision_schema(
     if allow_answer:
         text = inline_refs(answer_schema) if answer_schema else {"type": "string"}
         options.append(_shape("answer", {"text": text}))
-        if answer_schema is None:
+        if answer_schema is None and allow_ask:
             options.append(_shape("ask", {"question": {"type": "string"}}))
     if allow_call:
         options += [

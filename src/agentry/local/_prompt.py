@@ -39,6 +39,7 @@ class PromptMode:
     Attributes:
         tools: The tools the model is shown (empty: plain text or structured output).
         allow_answer: With tools, whether answering (or asking) without a call is allowed.
+        allow_ask: With tools, whether asking the user is allowed at this step.
         allow_call: With tools, whether calling one is allowed at this step.
         ask_only: With tools, whether the only move left is a question to the user.
         answer_schema: The JSON schema a structured answer must match.
@@ -46,6 +47,7 @@ class PromptMode:
 
     tools: Sequence[ToolSpec] = ()
     allow_answer: bool = True
+    allow_ask: bool = True
     allow_call: bool = True
     ask_only: bool = False
     answer_schema: dict[str, Any] | None = None

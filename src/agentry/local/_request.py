@@ -110,9 +110,13 @@ def prompt_mode(
                     f"offer are {offered}"
                 )
         return PromptMode(tools=specs, allow_answer=False, answer_schema=answer_schema)
-    # Out of rounds, the model must answer, under the same prompt so its cache is reused.
-    rounds_left = max_tool_rounds is None or tool_rounds(messages) < max_tool_rounds
-    return PromptMode(tools=specs, allow_call=rounds_left, answer_schema=answer_schema)
+    # Out of rounds, the model must answer, under the same prompt so its cache is reused;
+    # with results in hand it answers or goes on, rather than ask the question back.
+    rounds = tool_rounds(messages)
+    rounds_left = max_tool_rounds is None or rounds < max_tool_rounds
+    return PromptMode(
+        tools=specs, allow_ask=rounds == 0, allow_call=rounds_left, answer_schema=answer_schema
+    )
 
 
 def tool_rounds(messages: Sequence[Message]) -> int:
@@ -134,6 +138,7 @@ def output_schema(mode: PromptMode) -> dict[str, Any] | None:
         return decision_schema(
             mode.tools,
             allow_answer=mode.allow_answer,
+            allow_ask=mode.allow_ask,
             allow_call=mode.allow_call,
             answer_schema=mode.answer_schema,
         )
