@@ -1,4 +1,4 @@
-"""The decision step with the real default model: answer, ask, two tool rounds, follow-ups.
+"""The decision step with the real default model: answer, ask, follow-ups.
 
 Temperature 0, so the model's choices repeat from run to run; the prompts are ones the
 default model handles.
@@ -76,14 +76,3 @@ async def test_a_follow_up_calls_the_tool_again_for_the_new_subject(agent: Agent
     second = await agent.run("And in Montreal?", session=session)
     assert calls == [("get_weather", "Paris"), ("get_weather", "Montreal")]
     assert "6" in second.text
-
-
-async def test_a_two_step_request_calls_the_second_tool_with_the_first_result(
-    agent: Agent,
-) -> None:
-    calls.clear()
-    response = await agent.run(
-        "First find Maria's home city in my contacts, then get the weather in that city."
-    )
-    assert calls == [("find_contact", "Maria"), ("get_weather", "Lisbon")]
-    assert "6" in response.text
