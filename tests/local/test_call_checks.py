@@ -92,3 +92,5 @@ def test_a_question_that_only_says_the_request_back_asks_nothing() -> None:
     messages = [Message("user", ["Do I need a warm coat in Oslo this afternoon?"])]
     assert repeats_request("Do you need a warm coat in Oslo this afternoon?", messages)
     assert not repeats_request("Which city do you want the weather for?", messages)
+    maria = [Message("user", ["What's the weather like where Maria lives?"])]
+    assert repeats_request("Where Maria lives?", maria)

@@ -114,15 +114,16 @@ class _Facts:
 
 
 def repeats_request(question: str, messages: Sequence[Message]) -> bool:
-    """Whether `question` only says the user's last message back (it asks nothing new)."""
+    """Whether `question` only says the user's last message back (it asks nothing new): nearly
+    all its words are the request's."""
     request = next((m.text for m in reversed(messages) if m.role == "user"), "")
     asked, said = _words(question), _words(request)
     if not asked or not said:
         return False
-    return len(asked & said) / len(asked | said) >= _ECHO_OVERLAP
+    return len(asked & said) / len(asked) >= _ECHO_SHARE
 
 
-_ECHO_OVERLAP = 0.6
+_ECHO_SHARE = 0.8
 
 
 def _words(text: str) -> set[str]:
