@@ -3,6 +3,11 @@
 Each figure is measured in a fresh process, so the load time is a real first load (with the
 file in the page cache) and includes verifying the file's sha256.
 
+The second line times a conversation with a tool: a tool round, its answer, then the next
+user message's decision step. That decision step reuses llama.cpp's prompt cache when the
+answer step kept the tool step's prompt prefix; it is compared with the same request with its
+whole prompt evaluated afresh (a cache miss).
+
 Run: `python -m benchmarks.local_model [--model NAME] [--threads N]`.
 """
 
@@ -12,7 +17,7 @@ import argparse
 import asyncio
 import time
 
-from agentry import ChatOptions
+from agentry import ChatOptions, Content, Message, tool
 from agentry.local import DEFAULT_LOCAL_MODEL, LocalChatClient
 
 __all__ = ["main", "measure"]
@@ -51,6 +56,50 @@ async def measure(model: str = DEFAULT_LOCAL_MODEL, n_threads: int | None = None
     )
 
 
+@tool
+def get_weather(city: str) -> str:
+    """Get the current weather for a city."""
+    return f"{city}: light rain, 14 C"
+
+
+async def _timed(client: LocalChatClient, messages: list[Message], options: ChatOptions) -> float:
+    started = time.perf_counter()
+    await client.get_response(messages, options=options)
+    return time.perf_counter() - started
+
+
+async def measure_tool_round(
+    model: str = DEFAULT_LOCAL_MODEL, n_threads: int | None = None
+) -> None:
+    """Print the seconds of a tool round, its answer and the next decision, warm and cold."""
+    client = LocalChatClient(model, n_threads=n_threads)
+    await client.load()
+    options: ChatOptions = {"tools": [get_weather], "max_tokens": 48, "temperature": 0.0}
+    call = Content.from_function_call(call_id="c1", name="get_weather", arguments={"city": "Paris"})
+    result = Content.from_function_result(call_id="c1", result="Paris: light rain, 14 C")
+    first = [Message("user", ["What's the weather in Paris?"])]
+    answered = [
+        *first,
+        Message("assistant", [call]),
+        Message("tool", [result]),
+    ]
+    follow_up = [
+        *answered,
+        Message("assistant", ["It is raining lightly in Paris, at 14 C."]),
+        Message("user", ["Thanks! Suggest a name for a grey kitten."]),
+    ]
+    await _timed(client, first, {**options, "seed": 1})  # warm the model, then a cold start
+    tool_round = await _timed(client, first, options)
+    answer = await _timed(client, answered, options)
+    next_turn = await _timed(client, follow_up, options)
+    cold = await _timed(client, follow_up, {**options, "seed": 1})  # the whole prompt afresh
+    print(
+        f"local tool round {model:<28} decision {tool_round:5.2f} s   answer {answer:5.2f} s   "
+        f"next turn {next_turn:5.2f} s   the same with its whole prompt afresh {cold:5.2f} s "
+        f"({cold / next_turn:.1f}x)"
+    )
+
+
 def main() -> None:
     """Command line entry point."""
     parser = argparse.ArgumentParser(description="Local model load and generation speed.")
@@ -58,6 +107,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=None)
     args = parser.parse_args()
     asyncio.run(measure(args.model, args.threads))
+    asyncio.run(measure_tool_round(args.model, args.threads))
 
 
 if __name__ == "__main__":

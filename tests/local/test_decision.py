@@ -13,6 +13,7 @@ from agentry.local import LocalModelError
 from agentry.local._answer_stream import AnswerTextExtractor
 from agentry.local._decision import (
     Answer,
+    Question,
     ToolCall,
     ToolSpec,
     decision_schema,
@@ -48,14 +49,14 @@ class Segment(BaseModel):
 
 def _names(schema: dict[str, Any]) -> list[str]:
     options = schema.get("anyOf", [schema])
-    return [option["properties"]["name"]["const"] for option in options]
+    return [option["properties"]["action"]["const"] for option in options]
 
 
-def test_auto_offers_the_answer_first_then_every_tool() -> None:
+def test_auto_offers_answer_ask_and_every_tool_at_the_same_position() -> None:
     schema = output_schema(prompt_mode({"tools": [get_weather, add]}))
     assert schema is not None
-    assert _names(schema) == ["final_answer", "get_weather", "add"]
-    weather = schema["anyOf"][1]["properties"]["arguments"]
+    assert _names(schema) == ["answer", "ask", "get_weather", "add"]
+    weather = schema["anyOf"][2]["properties"]["arguments"]
     assert weather["properties"] == {"city": {"type": "string"}}
     assert weather["required"] == ["city"]
 
@@ -93,7 +94,7 @@ def test_a_required_tool_that_is_not_offered_is_an_error() -> None:
         prompt_mode({"tool_choice": "required"})
 
 
-def test_after_a_round_of_tool_results_auto_must_answer() -> None:
+def test_after_the_last_round_auto_must_answer_or_ask_under_the_same_prompt() -> None:
     call = Content.from_function_call(call_id="1", name="add", arguments={"a": 1, "b": 2})
     messages = [
         Message("user", ["1+2?"]),
@@ -101,16 +102,23 @@ def test_after_a_round_of_tool_results_auto_must_answer() -> None:
         Message("tool", [Content.from_function_result(call_id="1", result=3)]),
     ]
     options: Any = {"tools": [add]}
-    assert not prompt_mode(options, messages, max_tool_rounds=1).decides
-    assert prompt_mode(options, messages, max_tool_rounds=2).decides
-    assert prompt_mode(options, messages, max_tool_rounds=None).decides
+    last = prompt_mode(options, messages, max_tool_rounds=1)
+    schema = output_schema(last)
+    assert schema is not None
+    assert _names(schema) == ["answer"]
+    earlier = prompt_mode(options, messages, max_tool_rounds=2)
+    assert _names(output_schema(earlier) or {}) == ["answer", "add"]  # results in: no question
+    assert output_schema(earlier) != schema
+    assert build_chat_turns(messages, last) == build_chat_turns(messages, earlier)
+    assert prompt_mode(options, messages, max_tool_rounds=None).allow_call
     forced: Any = {"tools": [add], "tool_choice": "required"}
-    assert prompt_mode(forced, messages, max_tool_rounds=1).decides
+    assert prompt_mode(forced, messages, max_tool_rounds=1).allow_call
 
 
-def test_a_tool_may_not_take_the_answer_name() -> None:
-    with pytest.raises(LocalModelError, match="rename the tool"):
-        decision_schema([ToolSpec("final_answer", "", {})], allow_answer=True)
+def test_a_tool_may_not_take_the_name_of_a_move() -> None:
+    for name in ("answer", "ask"):
+        with pytest.raises(LocalModelError, match=f"'{name}'.*rename the tool"):
+            decision_schema([ToolSpec(name, "", {})])
 
 
 def test_structured_output_schema_is_the_response_format_with_refs_inlined() -> None:
@@ -128,29 +136,39 @@ def test_inline_refs_keeps_a_property_called_title_and_rejects_recursion() -> No
         inline_refs({**recursive, "$ref": "#/$defs/Node"})
 
 
-def test_parse_decision_reads_calls_and_answers() -> None:
-    assert parse_decision('{"name": "add", "arguments": {"a": 1, "b": 2}}') == ToolCall(
+def test_parse_decision_reads_calls_answers_and_questions() -> None:
+    assert parse_decision('{"action": "add", "arguments": {"a": 1, "b": 2}}') == ToolCall(
         "add", {"a": 1, "b": 2}
     )
-    answer = '{"name": "final_answer", "arguments": {"answer": "Hi"}}'
-    assert parse_decision(answer) == Answer("Hi")
-    structured = '{"name": "final_answer", "arguments": {"answer": {"x": 1, "y": 2}}}'
+    assert parse_decision('{"action": "answer", "text": "Hi"}') == Answer("Hi")
+    assert parse_decision('{"action": "ask", "question": "Which city?"}') == Question("Which city?")
+    structured = '{"action": "answer", "text": {"x": 1, "y": 2}}'
     assert parse_decision(structured, structured_answer=True) == Answer('{"x": 1, "y": 2}')
     with pytest.raises(LocalModelError, match="raise max_tokens"):
-        parse_decision('{"name": "add", "argum')
+        parse_decision('{"action": "add", "argum')
+
+
+def test_a_structured_answer_leaves_out_the_question() -> None:
+    schema = output_schema(prompt_mode({"tools": [add], "response_format": Point}))
+    assert schema is not None
+    assert _names(schema) == ["answer", "add"]
 
 
 def test_the_answer_streams_out_of_its_json_piece_by_piece() -> None:
-    output = '{"name": "final_answer", "arguments": {"answer": "Caf\\u00e9 \\"ok\\"\\nbye"}}'
+    output = '{"action": "answer", "text": "Caf\\u00e9 \\"ok\\"\\nbye"}'
     extractor = AnswerTextExtractor()
     pieces = [extractor.feed(output[i : i + 3]) for i in range(0, len(output), 3)]
     assert "".join(pieces) == 'Café "ok"\nbye'
-    assert extractor.streamed == json.loads(output)["arguments"]["answer"]
+    assert extractor.streamed == 'Café "ok"\nbye'
+
+
+def test_a_question_is_not_streamed_since_it_may_be_refused() -> None:
+    assert AnswerTextExtractor().feed('{"action": "ask", "question": "Which city?"}') == ""
 
 
 def test_a_tool_call_streams_no_answer_text() -> None:
     extractor = AnswerTextExtractor()
-    assert extractor.feed('{"name": "add", "arguments": {"a": 1, "b": 2}}') == ""
+    assert extractor.feed('{"action": "add", "arguments": {"a": 1, "b": 2}}') == ""
 
 
 def test_stop_sequences_hold_back_text_until_decided() -> None:
@@ -177,8 +195,32 @@ def test_tool_results_are_folded_into_the_question_they_answer() -> None:
     assert [t["role"] for t in turns] == ["system", "user"]
     assert turns[0]["content"] == "Be brief."
     assert turns[1]["content"] == (
-        'Weather in Oslo?\n\nTool results:\n- get_weather({"city": "Oslo"}) returned: Rain'
+        'Weather in Oslo?\n\nResults:\n- get_weather(city="Oslo") returned: Rain\n'
+        "The request: Weather in Oslo?\n"
+        "If these results answer the request, answer it from them, with their facts and "
+        "numbers; if it still needs another tool, call it with a value from them."
     )
+
+
+def test_with_tools_a_call_is_a_move_and_its_result_a_turn_that_restates_the_request() -> None:
+    call = Content.from_function_call(call_id="c1", name="get_weather", arguments={"city": "Oslo"})
+    messages = [
+        Message("user", ["Weather in Oslo?"]),
+        Message("assistant", [call]),
+        Message("tool", [Content.from_function_result(call_id="c1", result="Rain")]),
+    ]
+    mode = prompt_mode({"tools": [get_weather]})
+    turns = build_chat_turns(messages, mode)
+    assert [t["role"] for t in turns] == ["system", "user", "assistant", "user"]
+    assert json.loads(turns[2]["content"]) == {
+        "action": "get_weather",
+        "arguments": {"city": "Oslo"},
+    }
+    assert turns[3]["content"].startswith('Results:\n- get_weather(city="Oslo") returned: Rain\n')
+    assert "The request: Weather in Oslo?" in turns[3]["content"]
+    follow_up = [*messages, Message("assistant", ["Rain."]), Message("user", ["And Rome?"])]
+    longer = build_chat_turns(follow_up, mode)
+    assert longer[: len(turns)] == turns  # the next request extends the prompt: cache reuse
 
 
 def test_tool_mode_lists_tools_and_earlier_answers_as_moves() -> None:
@@ -191,9 +233,6 @@ def test_tool_mode_lists_tools_and_earlier_answers_as_moves() -> None:
     turns = build_chat_turns(messages, mode, instructions="Use tools well.")
     system = turns[0]["content"]
     assert system.startswith("Use tools well.")
-    assert "- add(a: integer, b: integer): Add two numbers." in system
-    assert "- final_answer(answer: string)" in system
-    assert json.loads(turns[2]["content"]) == {
-        "name": "final_answer",
-        "arguments": {"answer": "Hello!"},
-    }
+    assert "- add(a: integer, b: integer): Add two numbers. Required: a, b." in system
+    assert '{"action": "ask", "question": <a question for the user>}' in system
+    assert json.loads(turns[2]["content"]) == {"action": "answer", "text": "Hello!"}

@@ -1,7 +1,8 @@
 """Streaming the answer out of a JSON move while the model is still writing it.
 
-When tools are on offer the model answers through the `final_answer` pseudo tool; the user
-should see the answer's words as they come, not the JSON around them. The extractor follows
+When tools are on offer the model answers through a JSON move; the user should see the
+answer's words as they come, not the JSON around them. A question is short and may still be
+refused (when it only repeats the request), so it is not streamed. The extractor follows
 the growing output and hands out the decoded answer text as far as it is certain.
 """
 
@@ -10,17 +11,9 @@ from __future__ import annotations
 import json
 import re
 
-from agentry.local._decision import ANSWER_ARGUMENT, ANSWER_TOOL
-
 __all__ = ["AnswerTextExtractor"]
 
-_ANSWER_START = re.compile(
-    r'\s*\{\s*"name"\s*:\s*"'
-    + ANSWER_TOOL
-    + r'"\s*,\s*"arguments"\s*:\s*\{\s*"'
-    + ANSWER_ARGUMENT
-    + r'"\s*:\s*"'
-)
+_ANSWER_START = re.compile(r'\s*\{\s*"action"\s*:\s*"answer"\s*,\s*"text"\s*:\s*"')
 _SIMPLE_ESCAPES = {
     '"': '"',
     "\\": "\\",
@@ -36,13 +29,13 @@ _SIMPLE_ESCAPES = {
 class AnswerTextExtractor:
     """Feed it the model's output piece by piece; it returns the new answer text each time.
 
-    Only a string answer is streamed; a tool call or a structured answer yields nothing here
-    and is read from the whole output at the end.
+    Only a string answer is streamed; a question, a tool call or a structured answer yields
+    nothing here and is read from the whole output at the end.
 
     Example:
         >>> extractor = AnswerTextExtractor()
-        >>> start = '{"name": "final_answer", "arguments": {"answer": "Hel'
-        >>> extractor.feed(start), extractor.feed('lo\\\\n"}}')
+        >>> start = '{"action": "answer", "text": "Hel'
+        >>> extractor.feed(start), extractor.feed('lo\\\\n"}')
         ('Hel', 'lo\\n')
     """
 

@@ -12,14 +12,20 @@ from pathlib import Path
 
 from agentry.clients import BaseChatClient
 from agentry.local._answer_stream import AnswerTextExtractor
-from agentry.local._decision import ToolCall, parse_decision
+from agentry.local._call_checks import (
+    CallVerdict,
+    check_call,
+    repeats_request,
+    ungrounded_argument,
+)
+from agentry.local._decision import Answer, Question, ToolCall, parse_decision
 from agentry.local._errors import ModelFileError
 from agentry.local._generation import GenerationEnd, GenerationRequest, generate
 from agentry.local._llama import LoadedModel
 from agentry.local._model_files import resolve_model_file, verify_file
-from agentry.local._prompt import PromptMode, build_chat_turns
+from agentry.local._prompt import PromptMode, build_chat_turns, with_missing_argument
 from agentry.local._registry import DEFAULT_LOCAL_MODEL, get_local_model
-from agentry.local._request import output_schema, prompt_mode
+from agentry.local._request import output_schema, prompt_mode, refusal_mode
 from agentry.local._shared_model import ModelSettings, SharedModel, shared_model
 from agentry.middleware import MiddlewareTypes
 from agentry.types import ChatOptions, ChatResponseUpdate, Content, Message, UsageDetails
@@ -68,8 +74,8 @@ class LocalChatClient(BaseChatClient):
         max_tokens: The default token limit of a reply; the rest of the context when `None`.
         temperature: The default sampling temperature.
         max_tool_rounds: Rounds of tool calls the model may make for one user message
-            before it must answer (with `tool_choice` "auto"); `None` for no limit. Small
-            models tend to call the same tool again rather than read its result.
+            before it must answer or ask (with `tool_choice` "auto"); `None` for no limit.
+            Three rounds serve requests that chain two tools.
         middleware: Chat middleware of the client.
 
     Example:
@@ -95,7 +101,7 @@ class LocalChatClient(BaseChatClient):
         cache_dir: str | os.PathLike[str] | None = None,
         max_tokens: int | None = None,
         temperature: float = 0.0,
-        max_tool_rounds: int | None = 1,
+        max_tool_rounds: int | None = 3,
         middleware: Sequence[MiddlewareTypes] | None = None,
     ) -> None:
         super().__init__(middleware=middleware)
@@ -165,7 +171,6 @@ class LocalChatClient(BaseChatClient):
     ) -> AsyncIterator[ChatResponseUpdate]:
         mode = prompt_mode(options, messages, max_tool_rounds=self.max_tool_rounds)
         turns = build_chat_turns(messages, mode, options.get("instructions"))
-        schema = output_schema(mode)
         stop = options.get("stop") or ()
         request = GenerationRequest(
             prompt="",
@@ -173,37 +178,92 @@ class LocalChatClient(BaseChatClient):
             temperature=options.get("temperature", self.temperature),
             top_p=options.get("top_p", 0.95),
             seed=options.get("seed"),
-            stop=[] if schema else ([stop] if isinstance(stop, str) else list(stop)),
-            json_schema=schema,
+            stop=[] if mode.decides else ([stop] if isinstance(stop, str) else list(stop)),
             frequency_penalty=options.get("frequency_penalty", 0.0),
             presence_penalty=options.get("presence_penalty", 0.0),
         )
+        shared = await self.shared_model()
+        reply: _Reply | None = None
+        step: tuple[PromptMode, list[dict[str, str]]] | None = (mode, turns)
+        while step is not None:
+            step_mode, step_turns = step
+            reply = _Reply(self.model, step_mode, earlier=reply)
+            async for update in self._generate(shared, step_turns, request, step_mode, reply):
+                yield update
+            step = _next_step(reply.decision(), step_mode, step_turns, messages)
+        assert reply is not None
+        for update in reply.finish():
+            yield update
+
+    async def _generate(
+        self,
+        shared: SharedModel,
+        turns: list[dict[str, str]],
+        request: GenerationRequest,
+        mode: PromptMode,
+        reply: _Reply,
+    ) -> AsyncIterator[ChatResponseUpdate]:
+        """Run one generation, streaming the text a user may see into `reply`."""
+        constrained = replace(request, json_schema=output_schema(mode))
 
         def job(model: LoadedModel, cancelled: threading.Event) -> Iterator[str | GenerationEnd]:
             prompt = model.format_prompt(turns)
-            return generate(model, replace(request, prompt=prompt), cancelled)
+            return generate(model, replace(constrained, prompt=prompt), cancelled)
 
-        shared = await self.shared_model()
-        reply = _Reply(self.model, mode)
         async for item in shared.stream(job):
             if isinstance(item, GenerationEnd):
-                for update in reply.finish(item):
-                    yield update
+                reply.end = item
             else:
                 update = reply.feed(item)
                 if update is not None:
                     yield update
 
 
+def _next_step(
+    decision: ToolCall | Answer | Question | None,
+    mode: PromptMode,
+    turns: list[dict[str, str]],
+    messages: Sequence[Message],
+) -> tuple[PromptMode, list[dict[str, str]]] | None:
+    """The step that replaces a refused move, or `None` to keep the move.
+
+    A repeated call becomes an answer from the results at hand; a call with a made-up
+    required argument becomes a question about it; a question that only repeats the request
+    becomes an answer or a call. Each retry keeps the prompt, so the cache serves it.
+    """
+    if isinstance(decision, ToolCall) and mode.allow_answer:
+        verdict = check_call(decision, mode.tools, messages)
+        if verdict is CallVerdict.REPEATED:
+            return refusal_mode(mode, ask_only=False), turns
+        if verdict is CallVerdict.UNGROUNDED:
+            missing = ungrounded_argument(decision, mode.tools, messages)
+            spec = next((spec for spec in mode.tools if spec.name == decision.name), None)
+            if missing is not None and spec is not None:
+                turns = with_missing_argument(turns, spec, missing)
+            return refusal_mode(mode, ask_only=True), turns
+    if (
+        isinstance(decision, Question)
+        and mode.allow_call
+        and not mode.ask_only
+        and repeats_request(decision.text, messages)
+    ):
+        return replace(mode, allow_ask=False), turns
+    return None
+
+
 class _Reply:
     """Turns generated text into chat updates: text as it comes, then a call or the rest."""
 
-    def __init__(self, model: str, mode: PromptMode) -> None:
+    def __init__(self, model: str, mode: PromptMode, *, earlier: _Reply | None = None) -> None:
         self.model = model
         self.mode = mode
-        self.response_id = f"local-{uuid.uuid4().hex}"
-        self.message_id = f"msg-{uuid.uuid4().hex}"
+        self.response_id = earlier.response_id if earlier else f"local-{uuid.uuid4().hex}"
+        self.message_id = earlier.message_id if earlier else f"msg-{uuid.uuid4().hex}"
+        earlier_prompt = earlier.prompt_tokens if earlier else 0
+        earlier_completion = earlier.completion_tokens if earlier else 0
         self.output = ""
+        self.end = GenerationEnd("stop", 0, 0)
+        self._earlier_tokens = (earlier_prompt, earlier_completion)
         stream_answer = mode.decides and mode.answer_schema is None
         self.extractor = AnswerTextExtractor() if stream_answer else None
 
@@ -219,6 +279,16 @@ class _Reply:
             finish_reason=finish_reason,
         )
 
+    @property
+    def prompt_tokens(self) -> int:
+        """Prompt tokens of this generation and of the refused ones before it."""
+        return self._earlier_tokens[0] + self.end.prompt_tokens
+
+    @property
+    def completion_tokens(self) -> int:
+        """Generated tokens of this generation and of the refused ones before it."""
+        return self._earlier_tokens[1] + self.end.completion_tokens
+
     def feed(self, piece: str) -> ChatResponseUpdate | None:
         self.output += piece
         if self.mode.decides:
@@ -227,31 +297,36 @@ class _Reply:
             text = piece
         return self._update([Content.from_text(text)]) if text else None
 
-    def finish(self, end: GenerationEnd) -> list[ChatResponseUpdate]:
+    def decision(self) -> ToolCall | Answer | Question | None:
+        """The decided move, or `None` for plain text or a streamed answer cut off by length."""
+        if not self.mode.decides:
+            return None
+        streamed = self.extractor.streamed if self.extractor else ""
+        if self.end.finish_reason == "length" and streamed:
+            return None
+        return parse_decision(self.output, structured_answer=self.mode.answer_schema is not None)
+
+    def finish(self) -> list[ChatResponseUpdate]:
         updates: list[ChatResponseUpdate] = []
-        finish_reason = end.finish_reason
-        if self.mode.decides:
+        finish_reason = self.end.finish_reason
+        decision = self.decision()
+        if isinstance(decision, ToolCall):
+            call = Content.from_function_call(
+                call_id=f"call_{uuid.uuid4().hex[:24]}",
+                name=decision.name,
+                arguments=decision.arguments,
+            )
+            updates.append(self._update([call]))
+            finish_reason = "tool_calls"
+        elif decision is not None:
             streamed = self.extractor.streamed if self.extractor else ""
-            if not (finish_reason == "length" and streamed):
-                decision = parse_decision(
-                    self.output, structured_answer=self.mode.answer_schema is not None
-                )
-                if isinstance(decision, ToolCall):
-                    call = Content.from_function_call(
-                        call_id=f"call_{uuid.uuid4().hex[:24]}",
-                        name=decision.name,
-                        arguments=decision.arguments,
-                    )
-                    updates.append(self._update([call]))
-                    finish_reason = "tool_calls"
-                elif decision.text[len(streamed) :]:
-                    updates.append(
-                        self._update([Content.from_text(decision.text[len(streamed) :])])
-                    )
+            if decision.text[len(streamed) :]:
+                updates.append(self._update([Content.from_text(decision.text[len(streamed) :])]))
+        prompt_tokens, completion_tokens = self.prompt_tokens, self.completion_tokens
         usage = UsageDetails(
-            input_token_count=end.prompt_tokens,
-            output_token_count=end.completion_tokens,
-            total_token_count=end.prompt_tokens + end.completion_tokens,
+            input_token_count=prompt_tokens,
+            output_token_count=completion_tokens,
+            total_token_count=prompt_tokens + completion_tokens,
         )
         updates.append(self._update([Content.from_usage(usage)], finish_reason))
         return updates

@@ -1,10 +1,16 @@
-"""Constrained decoding for tool calls: the JSON schema of the model's next move, and its parse.
+"""The decision step: the JSON schema of the model's next move, and its parse.
 
-With tools on offer, the model answers with exactly one JSON object naming a tool and its
-arguments, `{"name": ..., "arguments": {...}}`. Answering the user is one more such tool,
-`final_answer`, listed first. Decoding is constrained to that schema, so the model cannot
-name a tool that does not exist or give arguments of the wrong shape; and since the answer
-competes with the tools at the same step, the model weighs them against each other.
+With tools on offer, each model turn writes exactly one JSON object of one of three shapes:
+
+- `{"action": "answer", "text": ...}`: the reply to the user;
+- `{"action": "ask", "question": ...}`: a clarifying question, when a required argument is
+  missing or ambiguous;
+- `{"action": <tool name>, "arguments": {...}}`: a call of that tool, its arguments
+  constrained by the tool's own schema.
+
+Decoding is constrained to that schema, so the model cannot name a tool that does not exist or
+give arguments of the wrong shape. "answer", "ask" and the tools' names are words at the same
+position, so answering or asking is as easy to pick as calling a tool.
 """
 
 from __future__ import annotations
@@ -17,19 +23,20 @@ from typing import Any, cast
 from agentry.local._errors import LocalModelError
 
 __all__ = [
-    "ANSWER_ARGUMENT",
-    "ANSWER_TOOL",
+    "RESERVED_ACTIONS",
     "Answer",
+    "Question",
     "ToolCall",
     "ToolSpec",
-    "answer_tool",
     "decision_schema",
     "inline_refs",
     "parse_decision",
+    "question_schema",
 ]
 
-ANSWER_TOOL = "final_answer"
-ANSWER_ARGUMENT = "answer"
+
+RESERVED_ACTIONS = frozenset({"answer", "ask"})
+"""The actions that are not tool calls; no tool may take these names."""
 
 
 @dataclass(frozen=True)
@@ -39,6 +46,11 @@ class ToolSpec:
     name: str
     description: str
     parameters: dict[str, Any]
+
+    @property
+    def required(self) -> list[str]:
+        """The names of the arguments the tool cannot do without."""
+        return [str(name) for name in cast("list[object]", self.parameters.get("required") or [])]
 
 
 @dataclass(frozen=True)
@@ -56,58 +68,70 @@ class Answer:
     text: str
 
 
-def answer_tool(answer_schema: dict[str, Any] | None = None) -> ToolSpec:
-    """The pseudo tool through which the model answers instead of calling a real tool."""
-    answer = inline_refs(answer_schema) if answer_schema else {"type": "string"}
-    return ToolSpec(
-        ANSWER_TOOL,
-        "Answer the user yourself. Greetings, thanks, general knowledge, facts, math, "
-        "writing, translation and jokes need no other tool.",
-        {
-            "type": "object",
-            "properties": {ANSWER_ARGUMENT: answer},
-            "required": [ANSWER_ARGUMENT],
-        },
-    )
+@dataclass(frozen=True)
+class Question:
+    """The model's decision to ask the user a clarifying question."""
+
+    text: str
+
+
+def _shape(action: str, properties: dict[str, object]) -> dict[str, object]:
+    return {
+        "type": "object",
+        "properties": {"action": {"const": action}, **properties},
+        "required": ["action", *properties],
+        "additionalProperties": False,
+    }
 
 
 def decision_schema(
-    tools: Sequence[ToolSpec], *, allow_answer: bool, answer_schema: dict[str, Any] | None = None
+    tools: Sequence[ToolSpec],
+    *,
+    allow_answer: bool = True,
+    allow_ask: bool = True,
+    allow_call: bool = True,
+    answer_schema: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The JSON schema of one move: a call of one of `tools`, or (if allowed) an answer.
+    """The JSON schema of one move: an answer, a question or a call of one of `tools`.
 
     Args:
         tools: The tools the model may call.
-        allow_answer: Whether answering instead of calling a tool is allowed.
-        answer_schema: The schema of a structured answer; a string answer when `None`.
+        allow_answer: Whether answering (or asking, for a plain text answer) is allowed.
+        allow_ask: With `allow_answer`, whether asking the user is allowed.
+        allow_call: Whether calling a tool is allowed.
+        answer_schema: The schema of a structured answer; a string answer when `None`. A
+            structured answer leaves out the question, which would not match it.
 
     Raises:
-        LocalModelError: A tool is called `final_answer`, or there is nothing to choose.
+        LocalModelError: A tool is called "answer" or "ask", or there is nothing to choose.
     """
-    if any(spec.name == ANSWER_TOOL for spec in tools):
+    reserved = [spec.name for spec in tools if spec.name in RESERVED_ACTIONS]
+    if reserved:
         raise LocalModelError(
-            f"a tool is named {ANSWER_TOOL!r}, which the local model reserves for its answer; "
-            "rename the tool"
+            f"a tool is named {reserved[0]!r}, which the local model reserves for its own "
+            "moves; rename the tool"
         )
-    moves = [answer_tool(answer_schema), *tools] if allow_answer else list(tools)
-    options: list[dict[str, object]] = [
-        {
-            "type": "object",
-            "properties": {
-                "name": {"const": spec.name},
-                "arguments": _arguments_schema(spec.parameters),
-            },
-            "required": ["name", "arguments"],
-            "additionalProperties": False,
-        }
-        for spec in moves
-    ]
+    options: list[dict[str, object]] = []
+    if allow_answer:
+        text = inline_refs(answer_schema) if answer_schema else {"type": "string"}
+        options.append(_shape("answer", {"text": text}))
+        if answer_schema is None and allow_ask:
+            options.append(_shape("ask", {"question": {"type": "string"}}))
+    if allow_call:
+        options += [
+            _shape(spec.name, {"arguments": _arguments_schema(spec.parameters)}) for spec in tools
+        ]
     if not options:
         raise LocalModelError("there is neither a tool to call nor an answer to give")
     return options[0] if len(options) == 1 else {"anyOf": options}
 
 
-def parse_decision(text: str, *, structured_answer: bool = False) -> ToolCall | Answer:
+def question_schema() -> dict[str, Any]:
+    """The schema of a move that can only ask the user a question."""
+    return _shape("ask", {"question": {"type": "string"}})
+
+
+def parse_decision(text: str, *, structured_answer: bool = False) -> ToolCall | Answer | Question:
     """The move in the model's output, which constrained decoding made valid JSON.
 
     Raises:
@@ -123,12 +147,16 @@ def parse_decision(text: str, *, structured_answer: bool = False) -> ToolCall | 
     if not isinstance(data, dict):
         raise LocalModelError(f"the model's output is not a JSON object: {text[:80]!r}")
     move = cast("dict[str, object]", data)
-    raw_arguments = move.get("arguments")
-    arguments = cast("dict[str, object]", raw_arguments) if isinstance(raw_arguments, dict) else {}
-    name = str(move.get("name"))
-    if name != ANSWER_TOOL:
-        return ToolCall(name, arguments)
-    answer = arguments.get(ANSWER_ARGUMENT, "")
+    action = move.get("action")
+    if action not in RESERVED_ACTIONS:
+        raw_arguments = move.get("arguments")
+        arguments = (
+            cast("dict[str, object]", raw_arguments) if isinstance(raw_arguments, dict) else {}
+        )
+        return ToolCall(str(action), arguments)
+    if action == "ask":
+        return Question(str(move.get("question", "")))
+    answer = move.get("text", "")
     if structured_answer or not isinstance(answer, str):
         return Answer(json.dumps(answer, ensure_ascii=False))
     return Answer(answer)

@@ -2,7 +2,12 @@
 
 Small models answer best when a tool's result sits in the same turn as the question it
 serves: fed back as a turn of its own, the model tends to call the same tool again. So tool
-calls and their results are folded into the user turn they answer.
+calls and their results are restated plainly in the user turn they answer, with the reminder
+to answer from them.
+
+The system prompt depends only on the instructions, the tools and the answer's shape, never on
+whether this step may still call a tool: the step that must answer shares the calling step's
+prompt prefix, so llama.cpp reuses its cached evaluation.
 """
 
 from __future__ import annotations
@@ -13,11 +18,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
-from agentry.local._decision import ANSWER_ARGUMENT, ANSWER_TOOL, ToolSpec, answer_tool, inline_refs
+from agentry.local._decision import ToolSpec, inline_refs
 from agentry.tools import tool_result_to_text
 from agentry.types import Content, Message
 
-__all__ = ["DEFAULT_SYSTEM_PROMPT", "PromptMode", "build_chat_turns"]
+__all__ = [
+    "DEFAULT_SYSTEM_PROMPT",
+    "PromptMode",
+    "build_chat_turns",
+    "with_missing_argument",
+]
 
 DEFAULT_SYSTEM_PROMPT = "You are a helpful assistant."
 
@@ -27,18 +37,24 @@ class PromptMode:
     """How the model must reply.
 
     Attributes:
-        tools: The tools the model may call (empty: plain text or structured output).
-        allow_answer: With tools, whether answering without a call is allowed.
+        tools: The tools the model is shown (empty: plain text or structured output).
+        allow_answer: With tools, whether answering (or asking) without a call is allowed.
+        allow_ask: With tools, whether asking the user is allowed at this step.
+        allow_call: With tools, whether calling one is allowed at this step.
+        ask_only: With tools, whether the only move left is a question to the user.
         answer_schema: The JSON schema a structured answer must match.
     """
 
     tools: Sequence[ToolSpec] = ()
     allow_answer: bool = True
+    allow_ask: bool = True
+    allow_call: bool = True
+    ask_only: bool = False
     answer_schema: dict[str, Any] | None = None
 
     @property
     def decides(self) -> bool:
-        """Whether the reply is a JSON move (tool call or final answer)."""
+        """Whether the reply is a JSON move (answer, question or tool call)."""
         return bool(self.tools)
 
 
@@ -55,6 +71,7 @@ def build_chat_turns(
     system_parts: list[str] = []
     turns: list[dict[str, str]] = []
     calls: dict[str, Content] = {}
+    request = ""
     for message in messages:
         if message.role == "system":
             system_parts.append(_plain_text(message.contents))
@@ -62,8 +79,13 @@ def build_chat_turns(
         for content in message.contents:
             if content.type == "function_call":
                 calls[content.call_id or ""] = content
+                if mode.decides:
+                    # The transcript shows each call as the move it was, so a new request
+                    # of the same kind is seen to need a call too.
+                    _add_turn(turns, "assistant", _call_move(content))
             elif content.type == "function_result":
-                _add_tool_note(turns, _tool_note(content, calls.get(content.call_id or "")))
+                note = _tool_note(content, calls.get(content.call_id or ""))
+                _add_tool_note(turns, note, own_turn=mode.decides, request=request)
         text = _plain_text(message.contents)
         if not text:
             continue
@@ -71,10 +93,43 @@ def build_chat_turns(
             _add_turn(turns, "assistant", _assistant_text(text, mode))
         else:
             _add_turn(turns, "user", text)
+            request = text
     if instructions and all(instructions not in part for part in system_parts):
         system_parts.append(instructions)
     system = "\n\n".join(p for p in system_parts if p) or DEFAULT_SYSTEM_PROMPT
     return [{"role": "system", "content": system + _reply_rules(mode)}, *turns]
+
+
+def _call_move(call: Content) -> str:
+    try:
+        arguments: object = call.parse_arguments()
+    except ValueError:
+        arguments = str(call.arguments)
+    return json.dumps({"action": call.name, "arguments": arguments}, ensure_ascii=False)
+
+
+def with_missing_argument(
+    turns: list[dict[str, str]], spec: ToolSpec, argument: str
+) -> list[dict[str, str]]:
+    """`turns` with a note on the last user turn that `argument` of `spec` was not given.
+
+    Only the end of the prompt changes, so the cached evaluation of the rest is reused.
+    """
+    described = _argument_description(spec, argument)
+    note = f"(The request does not say {described}: ask the user for it.)"
+    last = turns[-1]
+    if last["role"] != "user":
+        return [*turns, {"role": "user", "content": note}]
+    return [*turns[:-1], {"role": "user", "content": f"{last['content']}\n\n{note}"}]
+
+
+def _argument_description(spec: ToolSpec, argument: str) -> str:
+    properties: dict[str, object] = spec.parameters.get("properties") or {}
+    schema = properties.get(argument)
+    description = (
+        cast("dict[str, object]", schema).get("description") if isinstance(schema, dict) else None
+    )
+    return f"the {argument} ({description})" if description else f"the {argument}"
 
 
 def _plain_text(contents: Sequence[Content]) -> str:
@@ -96,8 +151,7 @@ def _assistant_text(text: str, mode: PromptMode) -> str:
     if mode.answer_schema is not None:
         with contextlib.suppress(json.JSONDecodeError):
             answer = json.loads(text)
-    move = {"name": ANSWER_TOOL, "arguments": {ANSWER_ARGUMENT: answer}}
-    return json.dumps(move, ensure_ascii=False)
+    return json.dumps({"action": "answer", "text": answer}, ensure_ascii=False)
 
 
 def _tool_note(result: Content, call: Content | None) -> str:
@@ -105,7 +159,10 @@ def _tool_note(result: Content, call: Content | None) -> str:
     if call is None:
         return f"- a tool returned: {output}"
     try:
-        arguments = json.dumps(call.parse_arguments(), ensure_ascii=False)
+        arguments = ", ".join(
+            f"{name}={json.dumps(value, ensure_ascii=False)}"
+            for name, value in call.parse_arguments().items()
+        )
     except ValueError:
         arguments = str(call.arguments)
     return f"- {call.name}({arguments}) returned: {output}"
@@ -118,13 +175,31 @@ def _add_turn(turns: list[dict[str, str]], role: str, text: str) -> None:
         turns.append({"role": role, "content": text})
 
 
-def _add_tool_note(turns: list[dict[str, str]], note: str) -> None:
-    if turns and turns[-1]["role"] == "user" and "\n\nTool results:\n" in turns[-1]["content"]:
-        turns[-1]["content"] += "\n" + note
-    elif turns and turns[-1]["role"] == "user":
-        turns[-1]["content"] += "\n\nTool results:\n" + note
+RESULTS_HEADING = "Results:"
+
+
+def _reminder(request: str) -> str:
+    request_line = f"\nThe request: {request}" if request else ""
+    return (
+        f"{request_line}\nIf these results answer the request, answer it from them, with their "
+        "facts and numbers; if it still needs another tool, call it with a value from them."
+    )
+
+
+def _add_tool_note(
+    turns: list[dict[str, str]], note: str, *, own_turn: bool, request: str = ""
+) -> None:
+    """Add a result under the results heading, followed by the request restated: in the
+    question's turn, or in a turn of its own after the call's turn."""
+    block = f"\n\n{RESULTS_HEADING}\n"
+    reminder = _reminder(request)
+    if turns and turns[-1]["role"] == "user" and turns[-1]["content"].endswith(reminder):
+        content = turns[-1]["content"].removesuffix(reminder)
+        turns[-1]["content"] = content + "\n" + note + reminder
+    elif turns and turns[-1]["role"] == "user" and not own_turn:
+        turns[-1]["content"] += block + note + reminder
     else:
-        turns.append({"role": "user", "content": "Tool results:\n" + note})
+        turns.append({"role": "user", "content": block.lstrip() + note + reminder})
 
 
 def _reply_rules(mode: PromptMode) -> str:
@@ -137,46 +212,76 @@ def _reply_rules(mode: PromptMode) -> str:
 
 
 def _tool_rules(mode: PromptMode) -> str:
-    moves = [answer_tool(mode.answer_schema), *mode.tools] if mode.allow_answer else mode.tools
-    lines = ["", "", "Tools:", *(_signature(spec) for spec in moves), ""]
-    lines.append(
-        'Reply with one JSON object: {"name": <tool name>, "arguments": <arguments object>}.'
-    )
-    if mode.allow_answer:
-        lines += [
-            f"Most requests need no tool: use {ANSWER_TOOL} unless a tool's description "
-            "matches the request, or when the tool results already hold what is needed.",
-            "",
-            _EXAMPLES,
-        ]
+    lines = ["", "", "Tools:", *(_signature(spec) for spec in mode.tools), ""]
+    if not mode.allow_answer:
+        lines.append(
+            'Reply with one JSON object: {"action": <tool name>, "arguments": <its arguments>}.'
+        )
+        return "\n".join(lines)
+    lines += [
+        "Reply with one JSON object, one of:",
+        '{"action": "answer", "text": <your reply to the user>}',
+        *(
+            ['{"action": "ask", "question": <a question for the user>}']
+            if mode.answer_schema is None
+            else []
+        ),
+        '{"action": <tool name>, "arguments": <its arguments>}',
+        "",
+        _RULES,
+        "",
+        _EXAMPLES,
+    ]
     return "\n".join(lines)
 
 
-def _type_name(schema: object) -> str:
-    if isinstance(schema, dict):
-        kind: object = cast("dict[str, object]", schema).get("type", "any")
-        return str(kind)
-    return "any"
+def _argument(name: str, schema: object) -> str:
+    """`name: type`, with the argument's description in brackets when it has one."""
+    if not isinstance(schema, dict):
+        return f"{name}: any"
+    fields = cast("dict[str, object]", schema)
+    described = f" ({fields['description']})" if fields.get("description") else ""
+    return f"{name}: {fields.get('type', 'any')}{described}"
 
 
 def _signature(spec: ToolSpec) -> str:
-    """`- name(arg: type, ...): description`, the way a person would list a function."""
+    """`- name(arg: type, ...): description Required: ...`, as a person would list it."""
     properties: dict[str, object] = spec.parameters.get("properties") or {}
-    arguments = ", ".join(f"{name}: {_type_name(schema)}" for name, schema in properties.items())
+    arguments = ", ".join(_argument(name, schema) for name, schema in properties.items())
     description = spec.description.strip() or spec.name
-    return f"- {spec.name}({arguments}): {description}"
+    required = spec.required
+    needs = f" Required: {', '.join(required)}." if required else ""
+    return f"- {spec.name}({arguments}): {description}{needs}"
 
 
-_EXAMPLES = """Examples, with a tool get_time that is not yours:
+_RULES = """Rules:
+- Answer yourself when no tool's description fits the request: greetings, thanks, general \
+knowledge, math, writing, advice and translation need no tool.
+- Call a tool only with values the user or a result gave. If a required value is missing or \
+unclear, ask for it; never make one up.
+- After results, answer from them (their facts and numbers), or call the next tool with a \
+value taken from them.
+- Results serve only the request they follow: a new request needs its own call.
+- Never repeat a call with the same arguments.
+- Never mention tools, results or JSON in the answer."""
+
+_EXAMPLES = """Examples, with tools get_time(city) and find_person(name) that are not yours:
 User: What time is it in Tokyo?
-Reply: {"name": "get_time", "arguments": {"city": "Tokyo"}}
+Reply: {"action": "get_time", "arguments": {"city": "Tokyo"}}
+User: What time is it?
+Reply: {"action": "ask", "question": "Which city do you want the time for?"}
 User: Write a haiku about rain.
-Reply: {"name": "final_answer", "arguments": {"answer": "Soft rain on the roof, / puddles..."}}
-User: What time is it in Lima?
-Tool results:
-- get_time({"city": "Lima"}) returned: 14:05
-Reply: {"name": "final_answer", "arguments": {"answer": "It is 14:05 in Lima."}}
-User: Hi there!
-Reply: {"name": "final_answer", "arguments": {"answer": "Hello! How can I help you?"}}
-User: What is the largest ocean?
-Reply: {"name": "final_answer", "arguments": {"answer": "The Pacific Ocean."}}"""
+Reply: {"action": "answer", "text": "Soft rain on the roof, / puddles..."}
+User: What time is it where Ana lives?
+Reply: {"action": "find_person", "arguments": {"name": "Ana"}}
+User: Results:
+- find_person(name="Ana") returned: Ana Ruiz lives in Lima
+The request: What time is it where Ana lives?
+Reply: {"action": "get_time", "arguments": {"city": "Lima"}}
+User: Results:
+- get_time(city="Lima") returned: 14:05
+Reply: {"action": "answer", "text": "It is 14:05 in Lima."}
+User: And in Oslo?
+Reply: {"action": "get_time", "arguments": {"city": "Oslo"}}
+User: Thanks!
+Reply: {"action": "answer", "text": "You're welcome!"}"""

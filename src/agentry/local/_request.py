@@ -3,14 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any, cast
 
-from agentry.local._decision import ToolSpec, decision_schema, inline_refs
+from agentry.local._decision import ToolSpec, decision_schema, inline_refs, question_schema
 from agentry.local._errors import LocalModelError
 from agentry.local._prompt import PromptMode
 from agentry.types import ChatOptions, Message
 
-__all__ = ["output_schema", "prompt_mode", "response_schema", "tool_rounds", "tool_specs"]
+__all__ = [
+    "output_schema",
+    "prompt_mode",
+    "refusal_mode",
+    "response_schema",
+    "tool_rounds",
+    "tool_specs",
+]
 
 
 def tool_specs(tools: Sequence[Any]) -> list[ToolSpec]:
@@ -73,7 +81,8 @@ def prompt_mode(
         options: The request's chat options.
         messages: The conversation, to count the rounds of tool calls since the last user
             message.
-        max_tool_rounds: After this many rounds, a tool choice of "auto" must answer.
+        max_tool_rounds: After this many rounds, a tool choice of "auto" must answer (or
+            ask), still shown the tools so the prompt stays the same.
 
     Raises:
         LocalModelError: The tool choice names a tool that is not on offer.
@@ -87,8 +96,7 @@ def prompt_mode(
         if isinstance(choice, str)
         else cast("Mapping[str, object]", choice).get("required_function_name")
     )
-    rounds_used = max_tool_rounds is not None and tool_rounds(messages) >= max_tool_rounds
-    if mode == "none" or not specs or (mode != "required" and rounds_used):
+    if mode == "none" or not specs:
         if mode == "required":
             raise LocalModelError("tool_choice is 'required', but no function tool is on offer")
         return PromptMode(answer_schema=answer_schema)
@@ -102,7 +110,13 @@ def prompt_mode(
                     f"offer are {offered}"
                 )
         return PromptMode(tools=specs, allow_answer=False, answer_schema=answer_schema)
-    return PromptMode(tools=specs, allow_answer=True, answer_schema=answer_schema)
+    # Out of rounds, the model must answer, under the same prompt so its cache is reused;
+    # with results in hand it answers or goes on, rather than ask the question back.
+    rounds = tool_rounds(messages)
+    rounds_left = max_tool_rounds is None or rounds < max_tool_rounds
+    return PromptMode(
+        tools=specs, allow_ask=rounds == 0, allow_call=rounds_left, answer_schema=answer_schema
+    )
 
 
 def tool_rounds(messages: Sequence[Message]) -> int:
@@ -118,10 +132,21 @@ def tool_rounds(messages: Sequence[Message]) -> int:
 
 def output_schema(mode: PromptMode) -> dict[str, Any] | None:
     """The JSON schema that constrained decoding enforces, if any."""
+    if mode.decides and mode.ask_only:
+        return question_schema()
     if mode.decides:
         return decision_schema(
-            mode.tools, allow_answer=mode.allow_answer, answer_schema=mode.answer_schema
+            mode.tools,
+            allow_answer=mode.allow_answer,
+            allow_ask=mode.allow_ask,
+            allow_call=mode.allow_call,
+            answer_schema=mode.answer_schema,
         )
     if mode.answer_schema is not None:
         return inline_refs(mode.answer_schema)
     return None
+
+
+def refusal_mode(mode: PromptMode, *, ask_only: bool) -> PromptMode:
+    """The step that replaces a refused call: an answer or a question, or only a question."""
+    return replace(mode, allow_call=False, ask_only=ask_only and mode.answer_schema is None)

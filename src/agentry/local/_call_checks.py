@@ -1,0 +1,130 @@
+"""Checks of a decided tool call against the conversation, before it leaves the client.
+
+A small model repeats a call whose result it already has, and fills in a required argument the
+user never gave ("What's the weather like?" looked up for London). The client refuses both: a
+repeated call becomes an answer from the results at hand, and a made-up argument becomes a
+question to the user.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import re
+from collections.abc import Iterable, Sequence
+
+from agentry.local._decision import ToolCall, ToolSpec
+from agentry.tools import tool_result_to_text
+from agentry.types import Message
+
+__all__ = ["CallVerdict", "check_call", "repeats_request", "ungrounded_argument"]
+
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+# Words this long name a specific thing (a city, a person); shorter ones are often codes
+# a model derives from the user's words ("USD" from "dollars").
+_WORD = re.compile(r"[^\W\d_]{4,}")
+
+
+class CallVerdict(enum.Enum):
+    """What becomes of a decided call."""
+
+    ALLOWED = "allowed"
+    REPEATED = "repeated"
+    """The same tool was called with the same arguments since the user last spoke."""
+    UNGROUNDED = "ungrounded"
+    """A required argument holds a value that appears nowhere in the user's words or results."""
+
+
+def check_call(
+    call: ToolCall, tools: Sequence[ToolSpec], messages: Sequence[Message]
+) -> CallVerdict:
+    """Whether `call` may go out, given the conversation `messages` it continues."""
+    if _key(call.name, call.arguments) in _calls_since_user(messages):
+        return CallVerdict.REPEATED
+    if ungrounded_argument(call, tools, messages) is not None:
+        return CallVerdict.UNGROUNDED
+    return CallVerdict.ALLOWED
+
+
+def ungrounded_argument(
+    call: ToolCall, tools: Sequence[ToolSpec], messages: Sequence[Message]
+) -> str | None:
+    """The first required argument of `call` whose value the conversation does not hold."""
+    spec = next((spec for spec in tools if spec.name == call.name), None)
+    if spec is None:
+        return None
+    facts = _Facts(_grounding_texts(messages))
+    for name in spec.required:
+        if name in call.arguments and not facts.holds(call.arguments[name]):
+            return name
+    return None
+
+
+def _key(name: str, arguments: object) -> str:
+    return name + json.dumps(arguments, sort_keys=True, ensure_ascii=False)
+
+
+def _calls_since_user(messages: Sequence[Message]) -> set[str]:
+    keys: set[str] = set()
+    for message in reversed(messages):
+        if message.role == "user":
+            break
+        for content in message.contents:
+            if content.type == "function_call":
+                try:
+                    arguments: object = content.parse_arguments()
+                except ValueError:
+                    continue
+                keys.add(_key(content.name or "", arguments))
+    return keys
+
+
+def _grounding_texts(messages: Sequence[Message]) -> Iterable[str]:
+    """What the user said and what tools returned: where an argument's value may come from."""
+    for message in messages:
+        for content in message.contents:
+            if content.type == "text" and message.role == "user" and content.text:
+                yield content.text
+            elif content.type == "function_result":
+                yield tool_result_to_text(content.result)
+
+
+class _Facts:
+    """The numbers and words of the conversation, to look an argument's value up in."""
+
+    def __init__(self, texts: Iterable[str]) -> None:
+        text = "\n".join(texts)
+        self.numbers = {float(number) for number in _NUMBER.findall(text)}
+        self.words = {word.lower() for word in _WORD.findall(text)}
+
+    def holds(self, value: object) -> bool:
+        """Whether `value` could have come from the conversation."""
+        if isinstance(value, bool):
+            return True
+        if isinstance(value, int | float):
+            return float(value) in self.numbers
+        if not isinstance(value, str):
+            return True  # lists and objects are built by the model, not quoted
+        if not value.strip():
+            return False
+        if any(float(number) not in self.numbers for number in _NUMBER.findall(value)):
+            return False
+        words = {word.lower() for word in _WORD.findall(value)}
+        return not words or bool(words & self.words)
+
+
+def repeats_request(question: str, messages: Sequence[Message]) -> bool:
+    """Whether `question` only says the user's last message back (it asks nothing new): nearly
+    all its words are the request's."""
+    request = next((m.text for m in reversed(messages) if m.role == "user"), "")
+    asked, said = _words(question), _words(request)
+    if not asked or not said:
+        return False
+    return len(asked & said) / len(asked) >= _ECHO_SHARE
+
+
+_ECHO_SHARE = 0.8
+
+
+def _words(text: str) -> set[str]:
+    return {word.lower() for word in re.findall(r"\w+", text)}
