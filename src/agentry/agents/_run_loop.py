@@ -101,7 +101,7 @@ class _Run:
         self.user_session = session is not None
         self.session = session or AgentSession()
         self.context = SessionContext(
-            session_id=self.session.session_id,
+            session=self.session,
             service_session_id=self.session.service_session_id,
             input_messages=input_messages,
             options=plan.options,
