@@ -9,10 +9,10 @@ while output retries last), and every model call and tool call against the usage
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Generator, Mapping, Sequence
 from contextlib import aclosing
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from agentry.agents._approvals import (
     ApprovalOutcome,
@@ -80,9 +80,9 @@ class RunPlan:
         """The run's updates, as agent middleware's context gives it (streaming)."""
         return self._start(context, stream=True).updates()
 
-    async def respond(self, context: AgentContext) -> AgentResponse:
+    def respond(self, context: AgentContext) -> Awaitable[AgentResponse]:
         """The run's response, as agent middleware's context gives it (not streaming)."""
-        return await self._start(context, stream=False).respond()
+        return self._start(context, stream=False).respond()
 
     def _start(self, context: AgentContext, *, stream: bool) -> _Run:
         if context.options is not None:
@@ -150,17 +150,52 @@ class _Run:
     async def updates(self) -> AsyncIterator[AgentResponseUpdate]:
         """Carry out the run, yielding its updates (when streaming)."""
         providers = await self._before_turns()
-        async with aclosing(self._turns()) as turns:
-            async for update in turns:
-                yield update
+        steps = self._turns()
+        try:
+            step = next(steps)
+            while True:
+                if isinstance(step, AgentResponseUpdate):
+                    yield step
+                    step = steps.send(None)
+                elif isinstance(step, _ModelStream):
+                    response: ChatResponse | None = None
+                    model_stream = self._stream_model(
+                        step.messages, step.options, answer_only=step.answer_only
+                    )
+                    try:
+                        async with aclosing(model_stream):
+                            async for item in model_stream:
+                                if isinstance(item, ChatResponse):
+                                    response = item
+                                else:
+                                    yield item
+                    except BaseException as error:  # the turns see it where they waited
+                        step = steps.throw(error)
+                    else:
+                        step = steps.send(response)
+                else:
+                    step = await _next_step(steps, step)
+        except StopIteration:
+            pass
+        finally:
+            steps.close()  # a caller that stops early leaves no turn suspended
         await self._after_turns(providers)
 
     async def respond(self) -> AgentResponse:
         """Carry out the run and return its response (`updates()` without the updates)."""
         providers = await self._before_turns()
-        async with aclosing(self._turns()) as turns:
-            async for _ in turns:
-                pass
+        steps = self._turns()
+        try:
+            step = next(steps)
+            while True:  # a plain run's turns yield only what is to be awaited
+                try:
+                    result = await cast("Awaitable[object]", step)
+                except BaseException as error:  # the turns see it where they waited
+                    step = steps.throw(error)
+                else:
+                    step = steps.send(result)
+        except StopIteration:
+            pass
         await self._after_turns(providers)
         return self.context.response or self.response()
 
@@ -197,7 +232,10 @@ class _Run:
                 agent=plan.agent, session=session, context=context, state=state
             )
 
-    async def _turns(self) -> AsyncGenerator[AgentResponseUpdate, None]:
+    def _turns(self) -> Generator[_Step, object, None]:
+        """The model and tool calls of the run, as steps for `respond()` or `updates()` to
+        carry out: each awaitable it yields is awaited and its result sent back, each
+        update (streaming only) is passed on, and a `_ModelStream` is streamed."""
         plan = self.plan
         rules = approval_rules(plan.function_middleware) if plan.function_middleware else ()
         answers = self._take_answers(rules)
@@ -217,7 +255,7 @@ class _Run:
             to_run = [*(c for c in outcome.to_run if c.call_id not in rerun), *granted.to_run]
             if to_run:
                 with grant_credentials(granted.credentials):
-                    batch = await self._invoke(to_run)
+                    batch = cast("ToolCallBatch", (yield self._invoke(to_run)))
                 results = [*batch.results, *results]
             added, paused = self._add_results(conversation, to_run, results)
             if self.stream:
@@ -252,21 +290,13 @@ class _Run:
                 self.guard.before_request()
             to_send = conversation[sent:]
             if self.compacting and not (sent or self.session.service_session_id):
-                to_send = await self._compact(to_send)
-            if self.stream:
-                response: ChatResponse | None = None
-                model_stream = self._stream_model(
-                    to_send, call_options, answer_only=limit is not None
-                )
-                async with aclosing(model_stream):
-                    async for item in model_stream:
-                        if isinstance(item, ChatResponse):
-                            response = item
-                        else:
-                            yield item
-                assert response is not None
-            else:
-                response = await self._call_model(to_send, call_options)
+                to_send = cast("list[Message]", (yield self._compact(to_send)))
+            step: _Step = (
+                _ModelStream(to_send, call_options, answer_only=limit is not None)
+                if self.stream
+                else self._call_model(to_send, call_options)
+            )
+            response = cast("ChatResponse", (yield step))
             if self.guard is not None:
                 self.guard.after_response(response.usage_details)
             calls = [c for m in response.messages for c in m.contents if c.type == "function_call"]
@@ -296,7 +326,7 @@ class _Run:
                 if self.stream:
                     yield self._update(Message("assistant", requests, author_name=self.author_name))
                 return
-            batch = await self._invoke(calls)
+            batch = cast("ToolCallBatch", (yield self._invoke(calls)))
             rounds += 1
             added, paused = self._add_results(conversation, calls, batch.results)
             if self.stream:
@@ -468,6 +498,29 @@ class _Run:
             message_id=message.message_id,
         )
 
+
+async def _next_step(steps: Generator[_Step, object, None], step: Awaitable[object]) -> _Step:
+    """Await `step`, send its result (or throw its failure) into `steps`: the next step."""
+    try:
+        result = await step
+    except BaseException as error:
+        return steps.throw(error)
+    return steps.send(result)
+
+
+class _ModelStream:
+    """A step of a streaming run: stream the model's answer to `messages`."""
+
+    __slots__ = ("answer_only", "messages", "options")
+
+    def __init__(self, messages: list[Message], options: ChatOptions, *, answer_only: bool) -> None:
+        self.messages = messages
+        self.options = options
+        self.answer_only = answer_only
+
+
+_Step = Awaitable[object] | AgentResponseUpdate | _ModelStream
+"""What the turns of a run yield: see `_Run._turns`."""
 
 _ANSWER_TYPES = frozenset(("function_approval_response", "authorization_response"))
 
