@@ -285,7 +285,9 @@ class Agent(BaseAgent):
             function_invocation_kwargs=function_invocation_kwargs,
         )
 
-    def _providers(self) -> list[ContextProvider]:
+    def _providers(self) -> Sequence[ContextProvider]:
+        if not self.context_providers:
+            return _ONLY_DEFAULT_HISTORY
         if has_history_provider(self.context_providers):
             return self.context_providers
         return [_DEFAULT_HISTORY, *self.context_providers]
@@ -307,3 +309,4 @@ def _is_async_context_manager(part: object) -> TypeGuard[AbstractAsyncContextMan
 
 
 _DEFAULT_HISTORY = InMemoryHistoryProvider()
+_ONLY_DEFAULT_HISTORY = (_DEFAULT_HISTORY,)

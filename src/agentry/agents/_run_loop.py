@@ -99,6 +99,15 @@ class _Run:
     two to the same response.
     """
 
+    # What most runs leave as it is, kept on the class until a run sets it.
+    compacting: Sequence[HistoryProvider] = ()
+    usage: Any = None
+    response_id: str | None = None
+    created_at: str | None = None
+    finish_reason: str | None = None
+    output_check: OutputCheck | None = None
+    guard: UsageGuard | None = None
+
     def __init__(
         self,
         plan: RunPlan,
@@ -121,14 +130,7 @@ class _Run:
         self.agent_id: str | None = getattr(plan.agent, "id", None)
         self.author_name: str | None = getattr(plan.agent, "name", None)
         self.tools: list[Any] = plan.tools
-        self.compacting: Sequence[HistoryProvider] = ()
         self.new_messages: list[Message] = []
-        self.usage: Any = None
-        self.response_id: str | None = None
-        self.created_at: str | None = None
-        self.finish_reason: str | None = None
-        self.output_check: OutputCheck | None = None
-        self.guard: UsageGuard | None = None
         if plan.usage_limits is not None or plan.session_usage_limits is not None:
             self.guard = UsageGuard(
                 plan.usage_limits, plan.session_usage_limits, self.session.state
@@ -199,12 +201,12 @@ class _Run:
         await self._after_turns(providers)
         return self.context.response or self.response()
 
-    async def _before_turns(self) -> list[ContextProvider]:
+    async def _before_turns(self) -> Sequence[ContextProvider]:
         """Let the context providers shape the run and gather its tools; the providers."""
         plan, context, session = self.plan, self.context, self.session
-        providers = [
-            p for p in plan.providers if self.user_session or not isinstance(p, HistoryProvider)
-        ]
+        providers = plan.providers
+        if not self.user_session:  # history is kept only in a session of the caller's
+            providers = [p for p in providers if not isinstance(p, HistoryProvider)] or ()
         for provider in providers:
             state = session.state.setdefault(provider.source_id, {})
             await provider.before_run(
@@ -223,7 +225,7 @@ class _Run:
         self.tools = expanded
         return providers
 
-    async def _after_turns(self, providers: list[ContextProvider]) -> None:
+    async def _after_turns(self, providers: Sequence[ContextProvider]) -> None:
         plan, context, session = self.plan, self.context, self.session
         context.response = self.response()
         for provider in reversed(providers):

@@ -92,13 +92,13 @@ async def invoke_function_calls(
     run_kwargs = function_invocation_kwargs or {}
     invoke_one = get_telemetry_observer().tool_calls(_invoke_one)
     if len(calls) == 1:
-        outcomes = [
-            await invoke_one(calls[0], by_name, tools, middleware, config, session, run_kwargs)
-        ]
-    else:
-        outcomes = await asyncio.gather(
-            *(invoke_one(c, by_name, tools, middleware, config, session, run_kwargs) for c in calls)
+        result, failed, terminate = await invoke_one(
+            calls[0], by_name, tools, middleware, config, session, run_kwargs
         )
+        return ToolCallBatch(results=[result], all_failed=failed, terminate=terminate)
+    outcomes = await asyncio.gather(
+        *(invoke_one(c, by_name, tools, middleware, config, session, run_kwargs) for c in calls)
+    )
     return ToolCallBatch(
         results=[result for result, _, _ in outcomes],
         all_failed=all(failed for _, failed, _ in outcomes),
