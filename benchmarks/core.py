@@ -7,6 +7,7 @@ calls the tool directly, so the difference is what the framework itself costs.
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import statistics
 import subprocess
@@ -250,6 +251,40 @@ async def _concurrent_agents(weather_tool: FunctionTool, count: int) -> float:
     return time.perf_counter() - started
 
 
+async def _concurrent_footprint(weather_tool: FunctionTool, count: int) -> tuple[float, list[int]]:
+    """What `count` concurrent tool runs allocate: the memory blocks each run holds while
+    all of them wait for their first model answer, and the garbage collector's passes
+    (per generation) over the whole batch. Both count objects, not time, so they hold
+    steady on a busy machine."""
+    waiting = 0
+    all_waiting = asyncio.Event()
+    release = asyncio.Event()
+
+    async def first_answer_waits(messages: Any, options: Any) -> Any:
+        nonlocal waiting
+        waiting += 1
+        if waiting == count:
+            all_waiting.set()
+        await release.wait()
+        return ScriptedChatClient.function_call(weather_tool.name, {"city": "Paris"})
+
+    clients = [ScriptedChatClient([first_answer_waits, "It is sunny."]) for _ in range(count)]
+    agents = [Agent(client=c, tools=[weather_tool]) for c in clients]
+    gc.collect()
+    passes_before = [generation["collections"] for generation in gc.get_stats()]
+    blocks_before = sys.getallocatedblocks()
+    runs = asyncio.gather(*(a.run("Weather?") for a in agents))
+    await all_waiting.wait()
+    blocks_per_run = (sys.getallocatedblocks() - blocks_before) / count
+    release.set()
+    await runs
+    passes = [
+        generation["collections"] - before
+        for generation, before in zip(gc.get_stats(), passes_before, strict=True)
+    ]
+    return blocks_per_run, passes
+
+
 async def _concurrent_bare(count: int, *, threaded: bool) -> float:
     async def one() -> None:
         await asyncio.sleep(0.01)
@@ -281,6 +316,11 @@ def bench_concurrent_tool_runs(count: int = 1000) -> None:
             f"ratio {framework / baseline:5.2f}x   overhead {(framework - baseline) * 1e3:6.1f} ms"
             f"   {target}"
         )
+    blocks, passes = asyncio.run(_concurrent_footprint(get_weather_inline, count))
+    print(
+        f"{'':<34} memory blocks held per run in flight {blocks:6.1f}   GC passes over the "
+        f"{count} runs (gen 0/1/2) {'/'.join(str(p) for p in passes)}"
+    )
 
 
 def _tool_history(turns: int) -> list[Message]:

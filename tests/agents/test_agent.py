@@ -308,3 +308,29 @@ async def test_stopping_a_stream_early_closes_the_model_stream() -> None:
         break
     await stream.aclose()
     assert closed == [True]
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_a_model_failure_after_a_tool_round_reaches_the_caller_and_the_session_keeps_nothing(
+    stream: bool,
+) -> None:
+    class Overloaded(Exception):
+        pass
+
+    client = ScriptedChatClient(
+        [ScriptedChatClient.function_call("get_weather", {"city": "Paris"}), Overloaded("busy")]
+    )
+    agent = Agent(client=client, tools=[get_weather])
+    session = agent.create_session()
+
+    async def run() -> None:
+        if stream:
+            async for _ in agent.run("Weather?", stream=True, session=session):
+                pass
+        else:
+            await agent.run("Weather?", session=session)
+
+    with pytest.raises(Overloaded, match="busy"):
+        await run()
+    assert [m.role for m in client.calls[1].messages] == ["user", "assistant", "tool"]
+    assert session.state.get("in_memory", {}).get("messages", []) == []

@@ -14,6 +14,7 @@ from agentry import (
 )
 from agentry.clients.scripted import ScriptedChatClient
 from agentry.errors import SerializationError, SessionError
+from agentry.protocols import SupportsAgentRun
 
 
 async def test_a_session_survives_to_dict_and_keeps_its_history() -> None:
@@ -140,3 +141,43 @@ async def test_a_damaged_in_memory_history_stops_the_run_with_a_session_error() 
     session.state["in_memory"] = {"messages": "not a list"}
     with pytest.raises(SessionError, match="must hold a list of messages"):
         await agent.run("hi", session=session)
+
+
+async def test_a_run_without_a_session_draws_no_random_id_unless_one_is_read(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def no_random_id() -> object:
+        raise AssertionError("a random session id was drawn")
+
+    agent = Agent(client=ScriptedChatClient(["Hi."]))
+    monkeypatch.setattr("uuid.uuid4", no_random_id)
+    assert (await agent.run("Hello")).text == "Hi."
+
+
+async def test_a_session_id_drawn_when_read_stays_the_same_and_providers_see_it() -> None:
+    seen: list[str | None] = []
+
+    class Recorder(ContextProvider):
+        async def before_run(
+            self,
+            *,
+            agent: SupportsAgentRun,
+            session: AgentSession,
+            context: SessionContext,
+            state: dict[str, object],
+        ) -> None:
+            seen.append(context.session_id)
+            seen.append(session.session_id)
+
+    session = AgentSession()
+    first = session.session_id
+    assert len(first) == 32
+    assert session.session_id == first
+    assert AgentSession.from_dict(session.to_dict()).session_id == first
+    agent = Agent(client=ScriptedChatClient(["Hi.", "Hi again."]), context_providers=[Recorder()])
+    await agent.run("Hello", session=session)
+    await agent.run("Hello")  # a throwaway session: its id is drawn when a provider reads it
+    assert seen[0] == seen[1] == first
+    assert seen[2] == seen[3]
+    assert seen[2] not in (None, first)
+    assert AgentSession(session_id="mine").session_id == "mine"

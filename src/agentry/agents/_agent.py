@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AsyncExitStack
 from typing import TYPE_CHECKING, Any, Literal, TypeGuard, overload
 
@@ -10,8 +10,8 @@ from typing_extensions import TypedDict, TypeVar, Unpack
 
 from agentry.agents._agent_middleware import run_with_agent_middleware
 from agentry.agents._base import BaseAgent
-from agentry.agents._run_loop import RunPlan, has_history_provider, start_run
-from agentry.middleware import AgentContext, MiddlewareTypes, split_middleware
+from agentry.agents._run_loop import RunPlan, has_history_provider
+from agentry.middleware import MiddlewareTypes, split_middleware
 from agentry.sessions import AgentSession, ContextProvider, InMemoryHistoryProvider
 from agentry.tools import (
     FunctionInvocationConfiguration,
@@ -278,48 +278,16 @@ class Agent(BaseAgent):
             normalize_messages(messages),
             session,
             stream=stream,
-            core=self._stream_core(plan),
-            respond=self._respond_core(plan),
+            core=plan.updates,
+            respond=plan.respond,
             response_format=run_options.get("response_format"),
             options=run_options,
             function_invocation_kwargs=function_invocation_kwargs,
         )
 
-    @staticmethod
-    def _stream_core(plan: RunPlan) -> Callable[[AgentContext], AsyncIterator[AgentResponseUpdate]]:
-        def core(context: AgentContext) -> AsyncIterator[AgentResponseUpdate]:
-            if context.options is not None:
-                plan.options = context.options
-            run = start_run(
-                plan,
-                context.messages,
-                context.session,
-                context.function_invocation_kwargs,
-                stream=True,
-            )
-            return run.updates()
-
-        return core
-
-    @staticmethod
-    def _respond_core(plan: RunPlan) -> Callable[[AgentContext], Awaitable[AgentResponse]]:
-        async def respond(context: AgentContext) -> AgentResponse:
-            if context.options is not None:
-                plan.options = context.options
-            run = start_run(
-                plan,
-                context.messages,
-                context.session,
-                context.function_invocation_kwargs,
-                stream=False,
-            )
-            async for _ in run.updates():
-                pass
-            return run.context.response or run.response()
-
-        return respond
-
-    def _providers(self) -> list[ContextProvider]:
+    def _providers(self) -> Sequence[ContextProvider]:
+        if not self.context_providers:
+            return _ONLY_DEFAULT_HISTORY
         if has_history_provider(self.context_providers):
             return self.context_providers
         return [_DEFAULT_HISTORY, *self.context_providers]
@@ -341,3 +309,4 @@ def _is_async_context_manager(part: object) -> TypeGuard[AbstractAsyncContextMan
 
 
 _DEFAULT_HISTORY = InMemoryHistoryProvider()
+_ONLY_DEFAULT_HISTORY = (_DEFAULT_HISTORY,)

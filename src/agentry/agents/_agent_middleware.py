@@ -40,14 +40,6 @@ def run_with_agent_middleware(
     `kwargs` are the keywords a custom agent's own `run` declares;
     `function_invocation_kwargs` are the run's values for its tools.
     """
-    agent_id: str | None = getattr(agent, "id", None)
-
-    def finalize(updates: list[AgentResponseUpdate]) -> AgentResponse:
-        response = AgentResponse.from_updates(updates, response_format=response_format)
-        if response.agent_id is None:
-            response.agent_id = agent_id
-        return response
-
     context = AgentContext(
         agent=agent,
         messages=messages,
@@ -59,23 +51,52 @@ def run_with_agent_middleware(
             dict(function_invocation_kwargs) if function_invocation_kwargs else None
         ),
     )
-
-    def fold_core(ctx: AgentContext) -> Awaitable[AgentResponse]:
-        return ResponseStream(core(ctx), finalize).get_final_response()
-
-    respond_core = respond or fold_core
+    observer = get_telemetry_observer()
+    if not stream and not middleware and respond is not None:  # the common case, kept lean
+        return observer.agent_response(agent, messages, session, options, respond(context))
+    finalize = _Finalize(getattr(agent, "id", None), response_format)
     if stream:
         updates = (
             _stream_through(middleware, context, core, finalize) if middleware else core(context)
         )
-        updates = get_telemetry_observer().agent_stream(agent, messages, session, options, updates)
+        updates = observer.agent_stream(agent, messages, session, options, updates)
         return ResponseStream(updates, finalize)
+    respond_core = respond or _FoldCore(core, finalize)
     result = (
         _respond_through(middleware, context, respond_core, finalize)
         if middleware
         else respond_core(context)
     )
-    return get_telemetry_observer().agent_response(agent, messages, session, options, result)
+    return observer.agent_response(agent, messages, session, options, result)
+
+
+class _Finalize:
+    """Folds a run's updates into its response, with the agent's id."""
+
+    __slots__ = ("agent_id", "response_format")
+
+    def __init__(self, agent_id: str | None, response_format: Any) -> None:
+        self.agent_id = agent_id
+        self.response_format = response_format
+
+    def __call__(self, updates: list[AgentResponseUpdate]) -> AgentResponse:
+        response = AgentResponse.from_updates(updates, response_format=self.response_format)
+        if response.agent_id is None:
+            response.agent_id = self.agent_id
+        return response
+
+
+class _FoldCore:
+    """A run's response as the fold of its core's updates."""
+
+    __slots__ = ("core", "finalize")
+
+    def __init__(self, core: RunCore, finalize: _Finalize) -> None:
+        self.core = core
+        self.finalize = finalize
+
+    def __call__(self, context: AgentContext) -> Awaitable[AgentResponse]:
+        return ResponseStream(self.core(context), self.finalize).get_final_response()
 
 
 async def _respond_through(

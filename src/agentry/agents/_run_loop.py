@@ -9,25 +9,32 @@ while output retries last), and every model call and tool call against the usage
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Generator, Mapping, Sequence
 from contextlib import aclosing
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from agentry.agents._approvals import (
+    ApprovalOutcome,
+    ApprovalRule,
     approval_requests,
     approval_rules,
     calls_needing_approval,
     resolve_approvals,
 )
-from agentry.agents._authorizations import hold_for_authorization, resolve_authorizations
+from agentry.agents._authorizations import (
+    AuthorizationOutcome,
+    hold_for_authorization,
+    resolve_authorizations,
+)
 from agentry.agents._output_check import OutputCheck
 from agentry.agents._usage_guard import UsageGuard
 from agentry.errors import ToolLoopLimitError
-from agentry.middleware import ChatContext, MiddlewareFunction, run_pipeline
+from agentry.middleware import AgentContext, ChatContext, MiddlewareFunction, run_pipeline
 from agentry.sessions import AgentSession, ContextProvider, HistoryProvider, SessionContext
 from agentry.tools import (
     FunctionInvocationConfiguration,
+    ToolCallBatch,
     check_unique_tool_names,
     expand_tool_sources,
     grant_credentials,
@@ -49,7 +56,7 @@ from agentry.types import (
 if TYPE_CHECKING:
     from agentry.protocols import SupportsChatGetResponse
 
-__all__ = ["RunPlan", "has_history_provider", "start_run"]
+__all__ = ["RunPlan", "has_history_provider"]
 
 
 @dataclass
@@ -69,25 +76,37 @@ class RunPlan:
     usage_limits: UsageLimits | None = None
     session_usage_limits: UsageLimits | None = None
 
+    def updates(self, context: AgentContext) -> AsyncIterator[AgentResponseUpdate]:
+        """The run's updates, as agent middleware's context gives it (streaming)."""
+        return self._start(context, stream=True).updates()
 
-def start_run(
-    plan: RunPlan,
-    input_messages: list[Message],
-    session: AgentSession | None,
-    function_invocation_kwargs: Mapping[str, object],
-    *,
-    stream: bool,
-) -> _Run:
-    """Prepare one run; iterate `updates()` to carry it out, then read `response()`."""
-    return _Run(plan, input_messages, session, function_invocation_kwargs, stream)
+    def respond(self, context: AgentContext) -> Awaitable[AgentResponse]:
+        """The run's response, as agent middleware's context gives it (not streaming)."""
+        return self._start(context, stream=False).respond()
+
+    def _start(self, context: AgentContext, *, stream: bool) -> _Run:
+        if context.options is not None:
+            self.options = context.options
+        return _Run(
+            self, context.messages, context.session, context.function_invocation_kwargs, stream
+        )
 
 
 class _Run:
     """One run: context providers around the model and tool calls, and what they produced.
 
-    In a streaming run `updates()` yields every update; in a plain run it yields nothing
-    and `response()` holds the result. Tests hold the two to the same response.
+    A streaming run iterates `updates()`; a plain run awaits `respond()`. Tests hold the
+    two to the same response.
     """
+
+    # What most runs leave as it is, kept on the class until a run sets it.
+    compacting: Sequence[HistoryProvider] = ()
+    usage: Any = None
+    response_id: str | None = None
+    created_at: str | None = None
+    finish_reason: str | None = None
+    output_check: OutputCheck | None = None
+    guard: UsageGuard | None = None
 
     def __init__(
         self,
@@ -101,7 +120,7 @@ class _Run:
         self.user_session = session is not None
         self.session = session or AgentSession()
         self.context = SessionContext(
-            session_id=self.session.session_id,
+            session=self.session,
             service_session_id=self.session.service_session_id,
             input_messages=input_messages,
             options=plan.options,
@@ -111,14 +130,7 @@ class _Run:
         self.agent_id: str | None = getattr(plan.agent, "id", None)
         self.author_name: str | None = getattr(plan.agent, "name", None)
         self.tools: list[Any] = plan.tools
-        self.compacting: list[HistoryProvider] = []
         self.new_messages: list[Message] = []
-        self.usage: Any = None
-        self.response_id: str | None = None
-        self.created_at: str | None = None
-        self.finish_reason: str | None = None
-        self.output_check: OutputCheck | None = None
-        self.guard: UsageGuard | None = None
         if plan.usage_limits is not None or plan.session_usage_limits is not None:
             self.guard = UsageGuard(
                 plan.usage_limits, plan.session_usage_limits, self.session.state
@@ -138,19 +150,72 @@ class _Run:
         )
 
     async def updates(self) -> AsyncIterator[AgentResponseUpdate]:
-        """Carry out the run, yielding its updates when streaming."""
+        """Carry out the run, yielding its updates (when streaming)."""
+        providers = await self._before_turns()
+        steps = self._turns()
+        try:
+            step = next(steps)
+            while True:
+                if isinstance(step, AgentResponseUpdate):
+                    yield step
+                    step = steps.send(None)
+                elif isinstance(step, _ModelStream):
+                    response: ChatResponse | None = None
+                    model_stream = self._stream_model(
+                        step.messages, step.options, answer_only=step.answer_only
+                    )
+                    try:
+                        async with aclosing(model_stream):
+                            async for item in model_stream:
+                                if isinstance(item, ChatResponse):
+                                    response = item
+                                else:
+                                    yield item
+                    except BaseException as error:  # the turns see it where they waited
+                        step = steps.throw(error)
+                    else:
+                        step = steps.send(response)
+                else:
+                    step = await _next_step(steps, step)
+        except StopIteration:
+            pass
+        finally:
+            steps.close()  # a caller that stops early leaves no turn suspended
+        await self._after_turns(providers)
+
+    async def respond(self) -> AgentResponse:
+        """Carry out the run and return its response (`updates()` without the updates)."""
+        providers = await self._before_turns()
+        steps = self._turns()
+        try:
+            step = next(steps)
+            while True:  # a plain run's turns yield only what is to be awaited
+                try:
+                    result = await cast("Awaitable[object]", step)
+                except BaseException as error:  # the turns see it where they waited
+                    step = steps.throw(error)
+                else:
+                    step = steps.send(result)
+        except StopIteration:
+            pass
+        await self._after_turns(providers)
+        return self.context.response or self.response()
+
+    async def _before_turns(self) -> Sequence[ContextProvider]:
+        """Let the context providers shape the run and gather its tools; the providers."""
         plan, context, session = self.plan, self.context, self.session
-        providers = [
-            p for p in plan.providers if self.user_session or not isinstance(p, HistoryProvider)
-        ]
+        providers = plan.providers
+        if not self.user_session:  # history is kept only in a session of the caller's
+            providers = [p for p in providers if not isinstance(p, HistoryProvider)] or ()
         for provider in providers:
             state = session.state.setdefault(provider.source_id, {})
             await provider.before_run(
                 agent=plan.agent, session=session, context=context, state=state
             )
-        self.compacting = [
-            p for p in providers if isinstance(p, HistoryProvider) and p.compaction is not None
-        ]
+        if providers:
+            self.compacting = [
+                p for p in providers if isinstance(p, HistoryProvider) and p.compaction is not None
+            ]
         offered = self.tools
         if context.tools:
             offered = [*offered, *normalize_tools(context.tools)]
@@ -158,9 +223,10 @@ class _Run:
         if expanded is not plan.tools:  # tools came from providers or tool sources
             check_unique_tool_names(expanded)
         self.tools = expanded
-        async with aclosing(self._turns()) as turns:
-            async for update in turns:
-                yield update
+        return providers
+
+    async def _after_turns(self, providers: Sequence[ContextProvider]) -> None:
+        plan, context, session = self.plan, self.context, self.session
         context.response = self.response()
         for provider in reversed(providers):
             state = session.state.setdefault(provider.source_id, {})
@@ -168,15 +234,17 @@ class _Run:
                 agent=plan.agent, session=session, context=context, state=state
             )
 
-    async def _turns(self) -> AsyncGenerator[AgentResponseUpdate, None]:
-        plan, context = self.plan, self.context
-        rules = approval_rules(plan.function_middleware)
-        granted = resolve_authorizations(context.input_messages, context.get_messages)
-        outcome = resolve_approvals(granted.messages, context.get_messages, self.tools, rules)
-        context.input_messages = outcome.messages
+    def _turns(self) -> Generator[_Step, object, None]:
+        """The model and tool calls of the run, as steps for `respond()` or `updates()` to
+        carry out: each awaitable it yields is awaited and its result sent back, each
+        update (streaming only) is passed on, and a `_ModelStream` is streamed."""
+        plan = self.plan
+        rules = approval_rules(plan.function_middleware) if plan.function_middleware else ()
+        answers = self._take_answers(rules)
         conversation = self._prompt()
         sent = 0  # with a service-kept conversation, only messages after this index are sent
-        if outcome.resumed or granted.resumed:
+        if answers is not None and (answers[0].resumed or answers[1].resumed):
+            granted, outcome = answers
             missing_calls = [*outcome.missing_calls, *granted.missing_calls]
             if missing_calls:
                 calls_message = Message("assistant", missing_calls, author_name=self.author_name)
@@ -189,7 +257,7 @@ class _Run:
             to_run = [*(c for c in outcome.to_run if c.call_id not in rerun), *granted.to_run]
             if to_run:
                 with grant_credentials(granted.credentials):
-                    batch = await self._invoke(to_run)
+                    batch = cast("ToolCallBatch", (yield self._invoke(to_run)))
                 results = [*batch.results, *results]
             added, paused = self._add_results(conversation, to_run, results)
             if self.stream:
@@ -222,24 +290,15 @@ class _Run:
                     call_options["tool_choice"] = "none"
             if self.guard is not None:
                 self.guard.before_request()
-            if self.stream:
-                response: ChatResponse | None = None
-                model_stream = self._stream_model(
-                    await self._to_send(conversation, sent),
-                    call_options,
-                    answer_only=limit is not None,
-                )
-                async with aclosing(model_stream):
-                    async for item in model_stream:
-                        if isinstance(item, ChatResponse):
-                            response = item
-                        else:
-                            yield item
-                assert response is not None
-            else:
-                response = await self._call_model(
-                    await self._to_send(conversation, sent), call_options
-                )
+            to_send = conversation[sent:]
+            if self.compacting and not (sent or self.session.service_session_id):
+                to_send = cast("list[Message]", (yield self._compact(to_send)))
+            step: _Step = (
+                _ModelStream(to_send, call_options, answer_only=limit is not None)
+                if self.stream
+                else self._call_model(to_send, call_options)
+            )
+            response = cast("ChatResponse", (yield step))
             if self.guard is not None:
                 self.guard.after_response(response.usage_details)
             calls = [c for m in response.messages for c in m.contents if c.type == "function_call"]
@@ -269,7 +328,7 @@ class _Run:
                 if self.stream:
                     yield self._update(Message("assistant", requests, author_name=self.author_name))
                 return
-            batch = await self._invoke(calls)
+            batch = cast("ToolCallBatch", (yield self._invoke(calls)))
             rounds += 1
             added, paused = self._add_results(conversation, calls, batch.results)
             if self.stream:
@@ -283,12 +342,22 @@ class _Run:
             if consecutive_errors > plan.config.max_consecutive_errors_per_request:
                 limit = "max_consecutive_errors_per_request"
 
-    async def _to_send(self, conversation: list[Message], sent: int) -> list[Message]:
-        """What of the conversation the next model call sends: the messages after `sent`,
-        shaped by the history providers' compaction unless the service keeps them."""
-        messages = conversation[sent:]
-        if sent or self.session.service_session_id:
-            return messages
+    def _take_answers(
+        self, rules: Sequence[ApprovalRule]
+    ) -> tuple[AuthorizationOutcome, ApprovalOutcome] | None:
+        """Take the input's answers to earlier approval and authorization requests out of
+        it, and what they mean; None when it answers none (nothing to resume)."""
+        context = self.context
+        if not any(c.type in _ANSWER_TYPES for m in context.input_messages for c in m.contents):
+            return None
+        granted = resolve_authorizations(context.input_messages, context.get_messages)
+        outcome = resolve_approvals(granted.messages, context.get_messages, self.tools, rules)
+        context.input_messages = outcome.messages
+        return granted, outcome
+
+    async def _compact(self, messages: list[Message]) -> list[Message]:
+        """The messages the next model call sends, shaped by the history providers'
+        compaction (not when the service keeps the conversation)."""
         for provider in self.compacting:
             state = self.session.state.setdefault(provider.source_id, {})
             messages = await provider.compact(messages, state=state)
@@ -342,19 +411,11 @@ class _Run:
         prompt = [Message("system", ["\n".join(instructions)])] if instructions else []
         return [*prompt, *history, *self.context.input_messages]
 
-    async def _call_model(self, messages: list[Message], options: ChatOptions) -> ChatResponse:
+    def _call_model(self, messages: list[Message], options: ChatOptions) -> Awaitable[ChatResponse]:
         """One plain model call, through the agent's chat middleware."""
-        client = self.plan.client
-        middleware = self.plan.chat_middleware
-        if not middleware:
-            return await client.get_response(messages, options=options)
-        chat_context = ChatContext(client=client, messages=messages, options=options)
-
-        async def call(ctx: ChatContext) -> None:
-            ctx.result = await client.get_response(ctx.messages, options=ctx.options)
-
-        await run_pipeline(middleware, chat_context, call)
-        return chat_context.result
+        if not self.plan.chat_middleware:
+            return self.plan.client.get_response(messages, options=options)
+        return _call_through(self.plan.chat_middleware, self.plan.client, messages, options)
 
     async def _stream_model(
         self, messages: list[Message], options: ChatOptions, *, answer_only: bool
@@ -401,10 +462,10 @@ class _Run:
                 await close()
         yield ChatResponse.from_updates(updates, response_format=options.get("response_format"))
 
-    async def _invoke(self, calls: list[Content]) -> Any:
+    def _invoke(self, calls: list[Content]) -> Awaitable[ToolCallBatch]:
         if self.guard is not None:
             self.guard.before_tool_calls(len(calls))
-        return await invoke_function_calls(
+        return invoke_function_calls(
             calls,
             self.tools,
             middleware=self.plan.function_middleware,
@@ -438,6 +499,48 @@ class _Run:
             agent_id=self.agent_id,
             message_id=message.message_id,
         )
+
+
+async def _next_step(steps: Generator[_Step, object, None], step: Awaitable[object]) -> _Step:
+    """Await `step`, send its result (or throw its failure) into `steps`: the next step."""
+    try:
+        result = await step
+    except BaseException as error:
+        return steps.throw(error)
+    return steps.send(result)
+
+
+class _ModelStream:
+    """A step of a streaming run: stream the model's answer to `messages`."""
+
+    __slots__ = ("answer_only", "messages", "options")
+
+    def __init__(self, messages: list[Message], options: ChatOptions, *, answer_only: bool) -> None:
+        self.messages = messages
+        self.options = options
+        self.answer_only = answer_only
+
+
+_Step = Awaitable[object] | AgentResponseUpdate | _ModelStream
+"""What the turns of a run yield: see `_Run._turns`."""
+
+_ANSWER_TYPES = frozenset(("function_approval_response", "authorization_response"))
+
+
+async def _call_through(
+    middleware: Sequence[MiddlewareFunction],
+    client: SupportsChatGetResponse,
+    messages: list[Message],
+    options: ChatOptions,
+) -> ChatResponse:
+    """A plain model call through chat middleware."""
+    chat_context = ChatContext(client=client, messages=messages, options=options)
+
+    async def call(ctx: ChatContext) -> None:
+        ctx.result = await client.get_response(ctx.messages, options=ctx.options)
+
+    await run_pipeline(middleware, chat_context, call)
+    return chat_context.result
 
 
 def _drop_calls(update: AgentResponseUpdate) -> None:

@@ -134,7 +134,11 @@ class BaseChatClient:
                 self, message_list, chat_options, updates
             )
             return ResponseStream(updates, lambda items: self._fold_updates(items, response_format))
-        response = self._respond_with_middleware(message_list, chat_options)
+        response = (
+            self._respond_with_middleware(message_list, chat_options)
+            if self.middleware
+            else self._model_response(message_list, chat_options)
+        )
         return get_telemetry_observer().chat_response(self, message_list, chat_options, response)
 
     # Callers see the overloads of `ChatGetResponseMethod`.
@@ -144,17 +148,14 @@ class BaseChatClient:
     async def _respond_with_middleware(
         self, messages: list[Message], options: ChatOptions
     ) -> ChatResponse:
-        if not self.middleware:
-            response = await self._model_response(messages, options)
-        else:
-            context = ChatContext(client=self, messages=messages, options=options, stream=False)
+        context = ChatContext(client=self, messages=messages, options=options, stream=False)
 
-            async def call_model(ctx: ChatContext) -> None:
-                ctx.result = await self._model_response(ctx.messages, ctx.options)
+        async def call_model(ctx: ChatContext) -> None:
+            ctx.result = await self._model_response(ctx.messages, ctx.options)
 
-            await run_pipeline(split_middleware(self.middleware)["chat"], context, call_model)
-            response = context.result
-        if response.response_format is None:
+        await run_pipeline(split_middleware(self.middleware)["chat"], context, call_model)
+        response: ChatResponse = context.result
+        if response.response_format is None:  # middleware answered in place of the model
             response.response_format = options.get("response_format")
         return response
 
@@ -184,28 +185,37 @@ class BaseChatClient:
         policy = options.get("retry", self.retry)
         return policy if policy is not None and policy.enabled else None
 
-    def _model_response(
-        self, messages: list[Message], options: ChatOptions
-    ) -> Awaitable[ChatResponse]:
+    async def _model_response(self, messages: list[Message], options: ChatOptions) -> ChatResponse:
+        """The model's response, tried again under the call's retry policy; it names the
+        response format it was asked for."""
         policy = self._retry_policy(options)
-        if policy is None:
-            return self._inner_get_response(messages=messages, options=options)
-        return self._respond_retrying(policy, messages, options)
-
-    async def _respond_retrying(
-        self, policy: RetryPolicy, messages: list[Message], options: ChatOptions
-    ) -> ChatResponse:
         started = time.monotonic()
         try:
-            return await self._inner_get_response(messages=messages, options=options)
+            response = await self._inner_get_response(messages=messages, options=options)
         except ChatClientError as error:
-            return await retry_response(
-                policy,
-                error,
-                lambda: self._inner_get_response(messages=messages, options=options),
-                started=started,
-                client=self,
-            )
+            if policy is None:
+                raise
+            response = await self._retry(policy, error, messages, options, started=started)
+        if response.response_format is None:
+            response.response_format = options.get("response_format")
+        return response
+
+    def _retry(
+        self,
+        policy: RetryPolicy,
+        error: ChatClientError,
+        messages: list[Message],
+        options: ChatOptions,
+        *,
+        started: float,
+    ) -> Awaitable[ChatResponse]:
+        return retry_response(
+            policy,
+            error,
+            lambda: self._inner_get_response(messages=messages, options=options),
+            started=started,
+            client=self,
+        )
 
     def _model_stream(
         self, messages: list[Message], options: ChatOptions

@@ -128,7 +128,7 @@ class AgentSession(SerializationMixin):
     serialization_error = SessionError
     serialization_kind = "session"
 
-    __slots__ = ("service_session_id", "session_id", "state")
+    __slots__ = ("_session_id", "service_session_id", "state")
 
     def __init__(
         self,
@@ -137,9 +137,21 @@ class AgentSession(SerializationMixin):
         service_session_id: str | None = None,
         state: dict[str, Any] | None = None,
     ) -> None:
-        self.session_id = session_id or uuid.uuid4().hex
+        self._session_id = session_id or None
         self.service_session_id = service_session_id
         self.state: dict[str, Any] = state if state is not None else {}
+
+    @property
+    def session_id(self) -> str:
+        """The session's id: the one it was given, or a random one drawn when first read
+        (a run without a session of its own never pays for one)."""
+        if self._session_id is None:
+            self._session_id = uuid.uuid4().hex
+        return self._session_id
+
+    @session_id.setter
+    def session_id(self, value: str) -> None:
+        self._session_id = value
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict of the session.
@@ -195,10 +207,13 @@ class SessionContext:
     """What context providers see and shape during one run.
 
     Providers add instructions, messages and tools under their `source_id` in
-    `before_run`, and read `response` in `after_run`.
+    `before_run`, and read `response` in `after_run`. Given a `session` in place of a
+    `session_id`, its id is read when `session_id` is first asked for.
     """
 
     __slots__ = (
+        "_session",
+        "_session_id",
         "context_messages",
         "input_messages",
         "instructions",
@@ -206,19 +221,20 @@ class SessionContext:
         "options",
         "response",
         "service_session_id",
-        "session_id",
         "tools",
     )
 
     def __init__(
         self,
         *,
-        session_id: str | None,
+        session_id: str | None = None,
         input_messages: list[Message],
         service_session_id: str | None = None,
         options: ChatOptions | None = None,
+        session: AgentSession | None = None,
     ) -> None:
-        self.session_id = session_id
+        self._session_id = session_id
+        self._session = session
         self.service_session_id = service_session_id
         self.input_messages = input_messages
         self.context_messages: dict[str, list[Message]] = {}
@@ -227,6 +243,17 @@ class SessionContext:
         self.options: ChatOptions = options if options is not None else ChatOptions()
         self.response: AgentResponse | None = None
         self.metadata: dict[str, Any] = {}
+
+    @property
+    def session_id(self) -> str | None:
+        """The id of the run's session."""
+        if self._session_id is None and self._session is not None:
+            self._session_id = self._session.session_id
+        return self._session_id
+
+    @session_id.setter
+    def session_id(self, value: str | None) -> None:
+        self._session_id = value
 
     def extend_messages(self, source_id: str, messages: Sequence[Message]) -> None:
         """Add messages (history, retrieved documents...) ahead of the input messages."""

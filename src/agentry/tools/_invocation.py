@@ -92,13 +92,13 @@ async def invoke_function_calls(
     run_kwargs = function_invocation_kwargs or {}
     invoke_one = get_telemetry_observer().tool_calls(_invoke_one)
     if len(calls) == 1:
-        outcomes = [
-            await invoke_one(calls[0], by_name, tools, middleware, config, session, run_kwargs)
-        ]
-    else:
-        outcomes = await asyncio.gather(
-            *(invoke_one(c, by_name, tools, middleware, config, session, run_kwargs) for c in calls)
+        result, failed, terminate = await invoke_one(
+            calls[0], by_name, tools, middleware, config, session, run_kwargs
         )
+        return ToolCallBatch(results=[result], all_failed=failed, terminate=terminate)
+    outcomes = await asyncio.gather(
+        *(invoke_one(c, by_name, tools, middleware, config, session, run_kwargs) for c in calls)
+    )
     return ToolCallBatch(
         results=[result for result, _, _ in outcomes],
         all_failed=all(failed for _, failed, _ in outcomes),
@@ -147,11 +147,13 @@ async def _invoke_one(
         kwargs=dict(run_kwargs) if run_kwargs else None,
     )
 
-    async def call_function(ctx: FunctionInvocationContext) -> None:
-        ctx.result = await function.invoke(arguments=ctx.arguments, context=ctx, validated=True)
-
     try:
-        await run_pipeline(middleware, context, call_function)
+        if middleware:
+            await _call_through(middleware, context, function)
+        else:
+            context.result = await function.invoke(
+                arguments=arguments, context=context, validated=True
+            )
     except AuthorizationRequired as request:  # not a failure: the run pauses to ask for it
         return (
             Content("function_result", call_id=call_id, result=None, exception=request),
@@ -171,6 +173,19 @@ async def _invoke_one(
         False,
         context.terminate,
     )
+
+
+async def _call_through(
+    middleware: Sequence[MiddlewareFunction],
+    context: FunctionInvocationContext,
+    function: FunctionTool,
+) -> None:
+    """Call `function` through function middleware, which may change the arguments."""
+
+    async def call_function(ctx: FunctionInvocationContext) -> None:
+        ctx.result = await function.invoke(arguments=ctx.arguments, context=ctx, validated=True)
+
+    await run_pipeline(middleware, context, call_function)
 
 
 def _failure_for_model(name: str, error: Exception, config: FunctionInvocationConfiguration) -> str:
