@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import math
 
 import pytest
@@ -25,21 +26,25 @@ CHUNK = 6
 class CountingTaskStore(InMemoryTaskStore):
     """An in-memory task store that counts its writes."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, write_seconds: float = 0.0) -> None:
         super().__init__()
         self.writes = 0
+        self.write_seconds = write_seconds
 
     @override
     async def save(self, task: Task, context: ServerCallContext) -> None:
         self.writes += 1
+        await asyncio.sleep(self.write_seconds)
         await super().save(task, context)
 
 
-async def stream_answer(**options: object) -> tuple[list[TaskArtifactUpdateEvent], Task, int]:
-    """Stream ANSWER through a served agent; its chunks as the client saw them, the stored
-    task, and the store's writes."""
-    agent = Agent(client=ScriptedChatClient([ANSWER], chunk_size=CHUNK), name="talker")
-    store = CountingTaskStore()
+async def stream_answer(
+    answer: str = ANSWER, *, write_seconds: float = 0.0, **options: object
+) -> tuple[list[TaskArtifactUpdateEvent], Task, int]:
+    """Stream `answer` through a served agent (its store taking `write_seconds` a write);
+    its chunks as the client saw them, the stored task, and the store's writes."""
+    agent = Agent(client=ScriptedChatClient([answer], chunk_size=CHUNK), name="talker")
+    store = CountingTaskStore(write_seconds=write_seconds)
     async with (
         serve(agent, task_store=store, **options) as server,
         a2a_client(server.url) as client,
@@ -62,6 +67,27 @@ async def test_the_client_gets_every_chunk_and_the_store_one_write_for_them() ->
     assert artifact_text(stored) == ANSWER
     # submitted, working, the whole answer, completed: as many as the status events.
     assert writes == 4
+
+
+async def test_a_slow_store_still_gets_one_write_for_all_chunks() -> None:
+    # Under load every write takes long and chunks come long after the last write: the
+    # chunks are still written once, with the closing artifact.
+    answer = "three chunks here."
+    chunks, stored, writes = await stream_answer(answer, write_seconds=0.6)
+
+    assert len([c for c in chunks if not c.last_chunk]) == 3
+    assert artifact_text(stored) == answer
+    assert writes == 4
+
+
+async def test_an_interval_writes_chunks_that_come_after_it() -> None:
+    answer = "three chunks here."
+    chunks, stored, writes = await stream_answer(
+        answer, write_seconds=0.2, chunk_write_interval=0.1
+    )
+
+    assert artifact_text(stored) == answer
+    assert writes == 4 + len(chunks) - 1
 
 
 async def test_a_zero_interval_writes_every_chunk() -> None:

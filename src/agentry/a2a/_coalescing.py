@@ -2,10 +2,15 @@
 
 The SDK saves the task once per event, so an answer streamed in many chunks costs one
 store write per chunk. `CoalescingTaskStore` keeps a chunk's task in memory instead and
-writes it with the task's next other event (a status update, the closing artifact), or
-when `interval` seconds have passed since the task was last written. The stream the
-client sees is unchanged: only the store's writes are fewer. This server's reads of the
-task see the chunks at once; other servers on the same database see them once written.
+writes it with the task's next other event (a status update, the closing artifact), or,
+when an `interval` is set, once that many seconds have passed since the task was last
+written. The stream the client sees is unchanged: only the store's writes are fewer. This
+server's reads of the task see the chunks at once; other servers on the same database see
+them once written.
+
+Without an interval a task costs the same few writes however slowly its chunks come; an
+interval is a deadline measured in wall time, so under load, when every chunk takes
+longer to come, it writes more chunks, and thus adds load.
 """
 
 from __future__ import annotations
@@ -55,14 +60,16 @@ class _Unwritten:
 
 
 class CoalescingTaskStore(VersionedTaskStore):
-    """Writes a task's streamed chunks at most once per `interval` seconds.
+    """Writes a task's streamed chunks with its next other event, or at most once per
+    `interval` seconds.
 
     Args:
         store: The store that keeps the tasks.
-        interval: Seconds between writes of a task while only chunks arrive.
+        interval: Seconds between writes of a task while only chunks arrive; `None`
+            writes them only with the task's next other event.
     """
 
-    def __init__(self, store: TaskStore | VersionedTaskStore, *, interval: float) -> None:
+    def __init__(self, store: TaskStore | VersionedTaskStore, *, interval: float | None) -> None:
         self.store: VersionedTaskStore = (
             store if isinstance(store, VersionedTaskStore) else LegacyTaskStoreAdapter(store)
         )
@@ -83,7 +90,11 @@ class CoalescingTaskStore(VersionedTaskStore):
     ) -> TaskVersion:
         now = time.monotonic()
         last_write = self._written_at.get(task.id)
-        if _is_chunk(event) and last_write is not None and now - last_write < self.interval:
+        if (
+            _is_chunk(event)
+            and last_write is not None
+            and (self.interval is None or now - last_write < self.interval)
+        ):
             self._unwritten[task.id] = _Unwritten(task, prev_version)
             self._gaps.add(task.id)
             return prev_version
