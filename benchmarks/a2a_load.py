@@ -31,7 +31,7 @@ from pathlib import Path
 
 import httpx
 from a2a.client import Client, ClientConfig, create_client
-from a2a.types import Message, Part, Role, SendMessageRequest, TaskState
+from a2a.types import Message, Part, Role, SendMessageRequest, TaskState, TaskStatus
 
 from agentry import Agent
 from agentry.clients.scripted import ScriptedChatClient
@@ -114,18 +114,19 @@ async def _one_task(client: Client, errors: list[str]) -> bool:
     request = SendMessageRequest(
         message=Message(message_id=uuid.uuid4().hex, role=Role.ROLE_USER, parts=[Part(text="go")])
     )
-    state = TaskState.TASK_STATE_UNSPECIFIED
+    status = TaskStatus()
     try:
         async for event in client.send_message(request):
             if event.HasField("status_update"):
-                state = event.status_update.status.state
+                status = event.status_update.status
             elif event.HasField("task"):
-                state = event.task.status.state
+                status = event.task.status
     except Exception as error:  # every failure counts, whatever it is
         errors.append(f"{type(error).__name__}: {error}")
         return False
-    if state != TaskState.TASK_STATE_COMPLETED:
-        errors.append(f"a task ended {TaskState.Name(state)}")
+    if status.state != TaskState.TASK_STATE_COMPLETED:
+        why = " ".join(part.text for part in status.message.parts)
+        errors.append(f"a task ended {TaskState.Name(status.state)}: {why}")
         return False
     return True
 

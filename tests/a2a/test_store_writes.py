@@ -6,12 +6,14 @@ import asyncio
 import math
 
 import pytest
+from a2a.server.cluster import TaskVersion
 from a2a.server.context import ServerCallContext
 from a2a.server.tasks import InMemoryTaskStore
-from a2a.types import Task, TaskArtifactUpdateEvent
+from a2a.types import Task, TaskArtifactUpdateEvent, TaskState, TaskStatus
 from typing_extensions import override
 
 from agentry import Agent
+from agentry.a2a._coalescing import CoalescingTaskStore
 from agentry.clients.scripted import ScriptedChatClient
 
 from .conftest import a2a_client, serve
@@ -95,3 +97,41 @@ async def test_a_zero_interval_writes_every_chunk() -> None:
 
     assert artifact_text(stored) == ANSWER
     assert writes == 4 + len(chunks) - 1
+
+
+class GatedTaskStore(InMemoryTaskStore):
+    """An in-memory task store whose writes wait until `release` is set."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.entered = asyncio.Event()
+        self.release = asyncio.Event()
+
+    @override
+    async def save(self, task: Task, context: ServerCallContext) -> None:
+        self.entered.set()
+        await self.release.wait()
+        await super().save(task, context)
+
+
+async def test_a_task_counts_as_running_here_while_it_is_written() -> None:
+    # A loaded server writes a task long after stamping its status: while the write is
+    # on its way, the server's sweep must not take the task for another's abandoned one.
+    gated = GatedTaskStore()
+    store = CoalescingTaskStore(gated, interval=None)
+    task = Task(id="t1", context_id="c1", status=TaskStatus(state=TaskState.TASK_STATE_COMPLETED))
+    saving = asyncio.create_task(
+        store.save(
+            task,
+            event=None,
+            prev=None,
+            prev_version=TaskVersion.MISSING,
+            context=ServerCallContext(),
+        )
+    )
+    await gated.entered.wait()
+
+    assert store.unsettled() == {"t1"}
+    gated.release.set()
+    await saving
+    assert store.unsettled() == set()

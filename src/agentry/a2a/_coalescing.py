@@ -16,6 +16,7 @@ longer to come, it writes more chunks, and thus adds load.
 from __future__ import annotations
 
 import time
+from collections import Counter
 from dataclasses import dataclass
 
 from a2a.server.cluster import (
@@ -77,6 +78,7 @@ class CoalescingTaskStore(VersionedTaskStore):
         self._unwritten: dict[str, _Unwritten] = {}
         self._written_at: dict[str, float] = {}
         self._gaps: set[str] = set()
+        self._writing: Counter[str] = Counter()
 
     @override
     async def save(
@@ -104,6 +106,9 @@ class CoalescingTaskStore(VersionedTaskStore):
             # that servers following the task from the log hold all of it.
             event = _whole_artifact(task, event)
             self._gaps.discard(task.id)
+        # Running while it is written: under load, a task's write may land long after
+        # its status was stamped, and a sweep must not take it for abandoned meanwhile.
+        self._writing[task.id] += 1
         try:
             version = await self.store.save(
                 task, event=event, prev=prev, prev_version=prev_version, context=context
@@ -111,6 +116,10 @@ class CoalescingTaskStore(VersionedTaskStore):
         except ConcurrentTaskModificationError:
             self.forget(task.id)
             raise
+        finally:
+            self._writing[task.id] -= 1
+            if not self._writing[task.id]:
+                del self._writing[task.id]
         if task.status.state in _SETTLED_STATES:
             self.forget(task.id)
         else:
@@ -136,9 +145,10 @@ class CoalescingTaskStore(VersionedTaskStore):
         await self.store.delete(task_id, context)
 
     def unsettled(self) -> set[str]:
-        """The tasks this store last wrote in a state that is not final or waiting for
-        input: their runs are going on, or their last events are still being written."""
-        return set(self._written_at)
+        """The tasks being written, or last written in a state that is not final or
+        waiting for input: their runs are going on, or their last events are still on
+        their way to the store."""
+        return set(self._written_at) | set(self._writing)
 
     def forget(self, task_id: str) -> None:
         """Drop what is held for `task_id` (it settled, or another server changed it)."""
