@@ -28,7 +28,7 @@ LLAMA_SERVER_CMAKE_ARGS := $(if $(shell command -v ninja),-G Ninja) \
 	-DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_APP=OFF \
 	-DLLAMA_BUILD_UI=OFF -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_OPENSSL=OFF
 
-.PHONY: install mcp-servers llama-server postgres demo durable-demo test lint typecheck unit bench bench-local clean
+.PHONY: install mcp-servers llama-server postgres demo durable-demo test lint typecheck unit bench bench-local bench-a2a-load clean
 
 install: $(STAMP)
 
@@ -100,6 +100,13 @@ bench: install
 # `make bench-local ARGS="--model NAME --category no-tool --limit 3"` for another model or a subset.
 bench-local: install
 	$(PY) -m benchmarks.local_eval $(ARGS)
+
+# The A2A load bar: 5,000 concurrent streaming tasks on one server, on SQLite and then on
+# a throwaway PostgreSQL (heavy: tens of minutes on two cores). Another load, with the
+# plain a2a-sdk baseline too: `make bench-a2a-load A2A_LOAD="--tasks 2000 --store sqlite"`.
+A2A_LOAD ?= --tasks 5000 --no-baseline
+bench-a2a-load: install postgres
+	$(PY) -m benchmarks.a2a_load $(A2A_LOAD)
 
 clean:
 	rm -rf $(VENV) $(MCP_SERVERS) $(LLAMA_SERVER_DIR) .pytest_cache .ruff_cache

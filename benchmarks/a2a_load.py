@@ -1,13 +1,14 @@
 """A2A load benchmark: N concurrent streaming tasks against `agentry serve a2a`.
 
-Starts the server as a process (on a fresh SQLite file by default, or on the PostgreSQL
-database `--database URL` or `$AGENTRY_BENCH_A2A_URL` names), sends N streaming messages
-at once with a2a-sdk's client, and reports the tasks that failed and the server's CPU
-time per task. It does the same against a plain a2a-sdk agent doing the same work
-(`benchmarks.a2a_plain_server`) and prints the ratio; the target is at most 1.2x.
+Starts the server as a process, on a fresh SQLite file and on a throwaway PostgreSQL
+server it starts itself (or on the database `--database URL` or `$AGENTRY_BENCH_A2A_URL`
+names), sends N streaming messages at once with a2a-sdk's client, and reports the tasks
+that failed and the server's CPU time per task. It does the same against a plain a2a-sdk
+agent doing the same work (`benchmarks.a2a_plain_server`) and prints the ratio; the
+target is at most 1.2x.
 
-    python -m benchmarks.a2a_load                 # 200 tasks on SQLite
-    python -m benchmarks.a2a_load --tasks 5000    # the load bar
+    python -m benchmarks.a2a_load                            # 200 tasks, both stores
+    python -m benchmarks.a2a_load --tasks 5000 --store sqlite --no-baseline  # the load bar
     python -m benchmarks.a2a_load --tasks 5000 --database postgresql://user@host/db
 """
 
@@ -23,21 +24,21 @@ import subprocess
 import sys
 import tempfile
 import uuid
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
 from a2a.client import Client, ClientConfig, create_client
-from a2a.types import Message, Part, Role, SendMessageRequest, TaskState
+from a2a.types import Message, Part, Role, SendMessageRequest, TaskState, TaskStatus
 
 from agentry import Agent
 from agentry.clients.scripted import ScriptedChatClient
 
 from .a2a_plain_server import ANSWER, CHUNK
 
-__all__ = ["LoadResult", "agent", "main", "run_load"]
+__all__ = ["LoadResult", "agent", "compare", "main", "run_load", "run_on_postgres", "run_on_sqlite"]
 
 ROOT = Path(__file__).resolve().parents[1]
 DATABASE_ENV = "AGENTRY_BENCH_A2A_URL"
@@ -113,18 +114,19 @@ async def _one_task(client: Client, errors: list[str]) -> bool:
     request = SendMessageRequest(
         message=Message(message_id=uuid.uuid4().hex, role=Role.ROLE_USER, parts=[Part(text="go")])
     )
-    state = TaskState.TASK_STATE_UNSPECIFIED
+    status = TaskStatus()
     try:
         async for event in client.send_message(request):
             if event.HasField("status_update"):
-                state = event.status_update.status.state
+                status = event.status_update.status
             elif event.HasField("task"):
-                state = event.task.status.state
+                status = event.task.status
     except Exception as error:  # every failure counts, whatever it is
         errors.append(f"{type(error).__name__}: {error}")
         return False
-    if state != TaskState.TASK_STATE_COMPLETED:
-        errors.append(f"a task ended {TaskState.Name(state)}")
+    if status.state != TaskState.TASK_STATE_COMPLETED:
+        why = " ".join(part.text for part in status.message.parts)
+        errors.append(f"a task ended {TaskState.Name(status.state)}: {why}")
         return False
     return True
 
@@ -155,32 +157,53 @@ async def run_load(command: Sequence[str], port: int, tasks: int) -> LoadResult:
     return LoadResult(tasks, completed, errors, cpu)
 
 
-def _database_for(database: str | None, folder: Path, name: str) -> str:
-    return database if database else str(folder / f"{name}.sqlite")
+Databases = Callable[[str], str]
+"""The database (a SQLite file or a URL) of the server with a given name."""
 
 
 async def compare(
-    tasks: int, database: str | None, *, baseline: bool = True
+    tasks: int, databases: Databases, *, baseline: bool = True
 ) -> tuple[LoadResult, LoadResult | None]:
     """The agentry server's and (with `baseline`) the plain a2a-sdk server's results for
-    `tasks` tasks."""
-    with tempfile.TemporaryDirectory() as folder:
-        port = _free_port()
-        agentry_command = [
-            "-m", "agentry.cli", "serve", "a2a", "benchmarks.a2a_load:agent",
-            "--port", str(port), "--log-level", "warning",
-            "--database", _database_for(database, Path(folder), "agentry"),
-        ]  # fmt: skip
-        agentry = await run_load(agentry_command, port, tasks)
-        if not baseline:
-            return agentry, None
-        port = _free_port()
-        plain_command = [
-            "-m", "benchmarks.a2a_plain_server", str(port),
-            _database_for(database, Path(folder), "plain"),
-        ]  # fmt: skip
-        plain = await run_load(plain_command, port, tasks)
+    `tasks` tasks, each on the database `databases` gives for its name."""
+    port = _free_port()
+    agentry_command = [
+        "-m", "agentry.cli", "serve", "a2a", "benchmarks.a2a_load:agent",
+        "--port", str(port), "--log-level", "warning", "--database", databases("agentry"),
+    ]  # fmt: skip
+    agentry = await run_load(agentry_command, port, tasks)
+    if not baseline:
+        return agentry, None
+    port = _free_port()
+    plain_command = ["-m", "benchmarks.a2a_plain_server", str(port), databases("plain")]
+    plain = await run_load(plain_command, port, tasks)
     return agentry, plain
+
+
+def run_on_sqlite(tasks: int, *, baseline: bool) -> None:
+    """Load a server on a fresh SQLite file of its own, and report."""
+    with tempfile.TemporaryDirectory() as folder:
+        databases: Databases = lambda name: str(Path(folder) / f"{name}.sqlite")  # noqa: E731
+        agentry, plain = asyncio.run(compare(tasks, databases, baseline=baseline))
+    report(agentry, plain, "SQLite")
+
+
+def run_on_postgres(tasks: int, *, baseline: bool) -> None:
+    """Load a server on a throwaway PostgreSQL server (the machine's own binaries, as the
+    tests start it), each server on a database of its own, and report."""
+    from tests.postgres import PostgresServer
+
+    try:
+        server = PostgresServer.start()
+    except RuntimeError as error:
+        print(f"A2A load on PostgreSQL: skipped: {str(error).splitlines()[0]}")
+        return
+    try:
+        databases: Databases = lambda name: server.create_database(f"bench_a2a_{name}")  # noqa: E731
+        agentry, plain = asyncio.run(compare(tasks, databases, baseline=baseline))
+    finally:
+        server.stop()
+    report(agentry, plain, "PostgreSQL")
 
 
 def report(agentry: LoadResult, plain: LoadResult | None, where: str) -> None:
@@ -204,16 +227,29 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.a2a_load")
     parser.add_argument("--tasks", type=int, default=200, help="concurrent streams (default 200)")
     parser.add_argument(
+        "--store",
+        choices=("sqlite", "postgresql", "both"),
+        default="both",
+        help="a fresh SQLite file, a throwaway PostgreSQL server, or one after the other "
+        "(the default)",
+    )
+    parser.add_argument(
         "--database",
         default=os.environ.get(DATABASE_ENV),
-        help=f"a PostgreSQL URL (default: ${DATABASE_ENV}, else a fresh SQLite file)",
+        help=f"a PostgreSQL URL to use instead of a throwaway server (default: ${DATABASE_ENV})",
     )
     parser.add_argument("--no-baseline", action="store_true", help="load the agentry server only")
     arguments = parser.parse_args(argv)
-    agentry, plain = asyncio.run(
-        compare(arguments.tasks, arguments.database, baseline=not arguments.no_baseline)
-    )
-    report(agentry, plain, "PostgreSQL" if arguments.database else "SQLite")
+    baseline = not arguments.no_baseline
+    if arguments.database:
+        url: str = arguments.database
+        agentry, plain = asyncio.run(compare(arguments.tasks, lambda _: url, baseline=baseline))
+        report(agentry, plain, "PostgreSQL")
+        return
+    if arguments.store in ("sqlite", "both"):
+        run_on_sqlite(arguments.tasks, baseline=baseline)
+    if arguments.store in ("postgresql", "both"):
+        run_on_postgres(arguments.tasks, baseline=baseline)
 
 
 if __name__ == "__main__":

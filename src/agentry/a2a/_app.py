@@ -144,7 +144,7 @@ def create_app(
     routes: Sequence[BaseRoute] = (),
     lease_duration: float = 15.0,
     cancel_poll_interval: float = 1.0,
-    chunk_write_interval: float = 0.5,
+    chunk_write_interval: float | None = None,
     durable: DurableRuntime | None = None,
     **card_options: Any,
 ) -> A2AApp:
@@ -188,8 +188,12 @@ def create_app(
             renewing its lease counts as dead: the tasks it left running are failed.
         cancel_poll_interval: Seconds between checks for tasks running here that were
             canceled through another server sharing `database`.
-        chunk_write_interval: Seconds between store writes of a task while its answer
-            streams (the client still gets every chunk as it comes); 0 writes each chunk.
+        chunk_write_interval: While a task's answer streams, its chunks are written to
+            the store with the task's next status change or closing artifact (the client
+            still gets every chunk as it comes); a number of seconds also writes them
+            when that long has passed since the task's last write, so that other servers
+            see the answer grow (0 writes each chunk). Under load each chunk comes later,
+            so an interval writes more often just when the store is busiest.
         durable: Run each task as a durable agent run in this runtime (`agentry.durable`),
             which the app launches and shuts down with itself: a task whose server dies
             is then resumed by another server sharing `database` (the run goes on from
@@ -224,7 +228,7 @@ def create_app(
         raise A2AConfigError(f"idle_task_timeout must be positive, got {idle_task_timeout}")
     reply_with = check_reply_mode(reply_with)
     card = agent_card or build_agent_card(agent, url=url, **card_options)
-    if chunk_write_interval < 0:
+    if chunk_write_interval is not None and chunk_write_interval < 0:
         raise A2AConfigError(
             f"chunk_write_interval must not be negative, got {chunk_write_interval}"
         )

@@ -2,15 +2,21 @@
 
 The SDK saves the task once per event, so an answer streamed in many chunks costs one
 store write per chunk. `CoalescingTaskStore` keeps a chunk's task in memory instead and
-writes it with the task's next other event (a status update, the closing artifact), or
-when `interval` seconds have passed since the task was last written. The stream the
-client sees is unchanged: only the store's writes are fewer. This server's reads of the
-task see the chunks at once; other servers on the same database see them once written.
+writes it with the task's next other event (a status update, the closing artifact), or,
+when an `interval` is set, once that many seconds have passed since the task was last
+written. The stream the client sees is unchanged: only the store's writes are fewer. This
+server's reads of the task see the chunks at once; other servers on the same database see
+them once written.
+
+Without an interval a task costs the same few writes however slowly its chunks come; an
+interval is a deadline measured in wall time, so under load, when every chunk takes
+longer to come, it writes more chunks, and thus adds load.
 """
 
 from __future__ import annotations
 
 import time
+from collections import Counter
 from dataclasses import dataclass
 
 from a2a.server.cluster import (
@@ -55,14 +61,16 @@ class _Unwritten:
 
 
 class CoalescingTaskStore(VersionedTaskStore):
-    """Writes a task's streamed chunks at most once per `interval` seconds.
+    """Writes a task's streamed chunks with its next other event, or at most once per
+    `interval` seconds.
 
     Args:
         store: The store that keeps the tasks.
-        interval: Seconds between writes of a task while only chunks arrive.
+        interval: Seconds between writes of a task while only chunks arrive; `None`
+            writes them only with the task's next other event.
     """
 
-    def __init__(self, store: TaskStore | VersionedTaskStore, *, interval: float) -> None:
+    def __init__(self, store: TaskStore | VersionedTaskStore, *, interval: float | None) -> None:
         self.store: VersionedTaskStore = (
             store if isinstance(store, VersionedTaskStore) else LegacyTaskStoreAdapter(store)
         )
@@ -70,6 +78,7 @@ class CoalescingTaskStore(VersionedTaskStore):
         self._unwritten: dict[str, _Unwritten] = {}
         self._written_at: dict[str, float] = {}
         self._gaps: set[str] = set()
+        self._writing: Counter[str] = Counter()
 
     @override
     async def save(
@@ -83,7 +92,11 @@ class CoalescingTaskStore(VersionedTaskStore):
     ) -> TaskVersion:
         now = time.monotonic()
         last_write = self._written_at.get(task.id)
-        if _is_chunk(event) and last_write is not None and now - last_write < self.interval:
+        if (
+            _is_chunk(event)
+            and last_write is not None
+            and (self.interval is None or now - last_write < self.interval)
+        ):
             self._unwritten[task.id] = _Unwritten(task, prev_version)
             self._gaps.add(task.id)
             return prev_version
@@ -93,6 +106,9 @@ class CoalescingTaskStore(VersionedTaskStore):
             # that servers following the task from the log hold all of it.
             event = _whole_artifact(task, event)
             self._gaps.discard(task.id)
+        # Running while it is written: under load, a task's write may land long after
+        # its status was stamped, and a sweep must not take it for abandoned meanwhile.
+        self._writing[task.id] += 1
         try:
             version = await self.store.save(
                 task, event=event, prev=prev, prev_version=prev_version, context=context
@@ -100,6 +116,10 @@ class CoalescingTaskStore(VersionedTaskStore):
         except ConcurrentTaskModificationError:
             self.forget(task.id)
             raise
+        finally:
+            self._writing[task.id] -= 1
+            if not self._writing[task.id]:
+                del self._writing[task.id]
         if task.status.state in _SETTLED_STATES:
             self.forget(task.id)
         else:
@@ -125,9 +145,10 @@ class CoalescingTaskStore(VersionedTaskStore):
         await self.store.delete(task_id, context)
 
     def unsettled(self) -> set[str]:
-        """The tasks this store last wrote in a state that is not final or waiting for
-        input: their runs are going on, or their last events are still being written."""
-        return set(self._written_at)
+        """The tasks being written, or last written in a state that is not final or
+        waiting for input: their runs are going on, or their last events are still on
+        their way to the store."""
+        return set(self._written_at) | set(self._writing)
 
     def forget(self, task_id: str) -> None:
         """Drop what is held for `task_id` (it settled, or another server changed it)."""

@@ -167,7 +167,7 @@ class ServerLease:
 
     async def _renew(self) -> None:
         await self._write_lease(expires_at=time.time() + self.lease)
-        await self._sweep(self._recorded)
+        await self._sweep(self._recorded, spare_running=True)
 
     async def _write_lease(self, *, expires_at: float) -> None:
         """Write when the lease expires, and which tasks this server runs."""
@@ -191,8 +191,13 @@ class ServerLease:
                 )
         self._recorded = running
 
-    async def _sweep(self, running: set[str], *, stopping: bool = False) -> None:
-        """Fail the running tasks of servers whose lease ran out."""
+    async def _sweep(
+        self, running: set[str], *, spare_running: bool = False, stopping: bool = False
+    ) -> None:
+        """Fail (or, for durable runs, resume) the running tasks of servers whose lease ran
+        out, except `running` (and, with `spare_running`, the tasks running here when the
+        query returns: a task started, or first written, since the lease was written has
+        no recorded server)."""
         now = time.time()
         stale = datetime.now(timezone.utc).replace(tzinfo=None) - timedelta(seconds=self.lease)
         tasks = self.tasks
@@ -213,6 +218,8 @@ class ServerLease:
         )
         async with self.engine.connect() as connection:
             rows = (await connection.execute(query)).all()
+        if spare_running:
+            running = running | self._running()
         abandoned = [(str(row[0]), row[1] or "") for row in rows if row[0] not in running]
         for task_id, owner in abandoned:
             await self._fail(task_id, owner, stopping=stopping)
