@@ -7,7 +7,6 @@ internally returns one response whose usage covers the attempts it reports.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Mapping, MutableMapping
 from typing import cast
 
@@ -27,29 +26,10 @@ _UNITS = {
     "total_tokens": "total tokens",
 }
 
-_NO_LIMIT = sys.maxsize
-"""The cap of a usage without a limit: no count reaches it."""
-
-_Caps = tuple[int, int, int, int, int]
 _Breaks = Callable[[str, int, int], bool]
 """Whether a limit is broken: `(name, count, value) -> bool`."""
 
-_caps_of: dict[int, tuple[UsageLimits, _Caps]] = {}
-"""Each `UsageLimits`' caps (in `_UNITS` order), by identity: worked out once."""
-
-
-def _caps(limits: UsageLimits | None) -> _Caps:
-    if limits is None:
-        return (_NO_LIMIT, _NO_LIMIT, _NO_LIMIT, _NO_LIMIT, _NO_LIMIT)
-    known = _caps_of.get(id(limits))
-    if known is not None and known[0] is limits:
-        return known[1]
-    values = [getattr(limits, name) for name in _UNITS]
-    caps = cast("_Caps", tuple(_NO_LIMIT if v is None else v for v in values))
-    if len(_caps_of) >= 256:  # limits made per run: keep the cache small
-        _caps_of.clear()
-    _caps_of[id(limits)] = (limits, caps)
-    return caps
+_UNLIMITED = UsageLimits()
 
 
 class UsageGuard:
@@ -116,7 +96,7 @@ class UsageGuard:
             self._input_cap,
             self._output_cap,
             self._total_cap,
-        ) = _caps(limits)
+        ) = (limits or _UNLIMITED).caps()
         self._session: dict[str, int] | None = None
         if session_limits is not None:
             self._session = _session_counts(state)
@@ -126,7 +106,7 @@ class UsageGuard:
                 self._session_input_cap,
                 self._session_output_cap,
                 self._session_total_cap,
-            ) = _caps(session_limits)
+            ) = session_limits.caps()
 
     @property
     def usage(self) -> dict[str, int]:

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 
 __all__ = ["USAGE_NAMES", "UsageLimits"]
 
 USAGE_NAMES = ("requests", "tool_calls", "input_tokens", "output_tokens", "total_tokens")
 """What usage is counted in, and what a limit can be set on."""
+
+_NO_LIMIT = sys.maxsize
+"""The cap of a usage without a limit: no count reaches it."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -39,6 +43,9 @@ class UsageLimits:
     output_tokens: int | None = None
     total_tokens: int | None = None
     _set: tuple[tuple[str, int], ...] = field(init=False, repr=False, compare=False, default=())
+    _caps: tuple[int, int, int, int, int] = field(
+        init=False, repr=False, compare=False, default=(0, 0, 0, 0, 0)
+    )
 
     def __post_init__(self) -> None:
         limits: list[tuple[str, int]] = []
@@ -57,7 +64,15 @@ class UsageLimits:
             limits.append((name, value))
         # Worked out once: a run's checks go through the limits that are set, and no others.
         object.__setattr__(self, "_set", tuple(limits))
+        set_limits = dict(limits)
+        caps = [set_limits.get(name, _NO_LIMIT) for name in USAGE_NAMES]
+        object.__setattr__(self, "_caps", tuple(caps))
 
     def items(self) -> tuple[tuple[str, int], ...]:
         """The limits that are set, as (name, value) pairs."""
         return self._set
+
+    def caps(self) -> tuple[int, int, int, int, int]:
+        """Each limit in `USAGE_NAMES` order, `sys.maxsize` where none is set: what a count
+        is compared with, so a check is the same few comparisons whatever limits are set."""
+        return self._caps
