@@ -18,6 +18,7 @@ from a2a.server.events import Event, EventQueue
 from a2a.server.tasks import TaskManager
 from typing_extensions import override
 
+from agentry.a2a._answers import DECLINED_RESULT
 from agentry.types import Content, Message
 
 if TYPE_CHECKING:
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
     from a2a.server.cluster import VersionedTaskStore
 
     from agentry.agents import Agent
-    from agentry.durable import DurableAgentRun, DurableRuntime
+    from agentry.durable import DurableRuntime
     from agentry.sessions import AgentSession
     from agentry.types import AgentResponseUpdate
 
@@ -79,6 +80,13 @@ class DurableTasks:
         for answer in answers:
             await run.send_response(str(answer.id), bool(answer.approved))
 
+    async def send_message(self, task_id: str, message: Message) -> list[str]:
+        """Send a new message to the run instead of answers: the approvals it waits on are
+        declined, and the agent goes on with `message`; the ids of the declined requests."""
+        run = self.runtime.agent_run(task_id)
+        declined = await run.send_message(message, declined_result=DECLINED_RESULT)
+        return [str(r.id) for r in declined]
+
     async def cancel(self, task_id: str) -> None:
         """Cancel the task's run, if it has one."""
         if await self.has_run(task_id):
@@ -111,8 +119,7 @@ class DurableTasks:
                     return waiting
                 continue
             await publish(update)
-        response = await run.result()
-        _set_conversation(session, [*await _run_input(run), *response.messages])
+        _set_conversation(session, await run.messages())
         return []
 
 
@@ -123,15 +130,6 @@ def _conversation(session: AgentSession) -> list[Message]:
 
 def _set_conversation(session: AgentSession, messages: list[Message]) -> None:
     session.state[_CONVERSATION_KEY] = [m.to_dict() for m in messages if m.contents]
-
-
-async def _run_input(run: DurableAgentRun) -> list[Message]:
-    """The messages the run started with (the conversation and the task's message)."""
-    from agentry.workflows import CheckpointTypeRegistry
-
-    status = await run.status_record()
-    arguments = cast("list[object]", (status.input or {"args": []})["args"])
-    return cast("list[Message]", CheckpointTypeRegistry().decode(arguments[2]))
 
 
 class StoreEvents(EventQueue):

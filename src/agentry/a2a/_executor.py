@@ -410,20 +410,31 @@ class AgentryAgentExecutor(AgentExecutor):
         task_id: str,
         reply: Reply,
     ) -> None:
-        """Start the task's durable run, or send it the approvals it waits on; follow it."""
+        """Start the task's durable run, or send it the approvals it waits on (or, a new
+        message instead, which declines them); follow it.
+
+        The ids of the requests a message settles are saved with the session before the
+        message goes to the run, so that a server that follows the run after this one
+        died does not ask for them again.
+        """
         pending = _pending_requests(session, task_id)
-        answered: list[str] = []
-        if pending:
-            follow_up = read_follow_up(user_message, pending)
-            if follow_up.answers is None:
-                await self._ask(reply, pending, context_id, task_id, _still_waiting(follow_up))
-                return
-            await durable.answer(task_id, follow_up.answers)
-            answered = [str(a.id) for a in follow_up.answers]
-        else:
+        if not pending:
             await durable.start(task_id, session, user_message)
+            await reply.start()
+            await self._follow_durably(durable, session, context_id, task_id, reply)
+            return
+        follow_up = read_follow_up(user_message, pending)
+        if follow_up.answers is None and not follow_up.is_new_message:
+            await self._ask(reply, pending, context_id, task_id, _still_waiting(follow_up))
+            return
         await reply.start()
-        await self._follow_durably(durable, session, context_id, task_id, reply, answered)
+        _set_settled_requests(session, task_id, [str(r.id) for r in pending])
+        await self.sessions.save(context_id, session)
+        if follow_up.answers is not None:
+            await durable.answer(task_id, follow_up.answers)
+        else:
+            await durable.send_message(task_id, user_message)
+        await self._follow_durably(durable, session, context_id, task_id, reply)
 
     async def _follow_durably(
         self,
@@ -432,17 +443,18 @@ class AgentryAgentExecutor(AgentExecutor):
         context_id: str,
         task_id: str,
         reply: Reply,
-        answered: list[str] | None = None,
     ) -> None:
         """Publish the task's durable run until it ends (the task completes) or waits for
-        approvals other than the `answered` ones (the task waits for input); the session
-        is saved first."""
+        approvals other than those the task's last message settled (the task waits for
+        input); the session is saved first."""
 
         async def publish(update: AgentResponseUpdate) -> None:
             await _publish(update, reply)
 
-        requests = await durable.follow(task_id, session, publish, answered=answered or ())
+        settled = _settled_requests(session, task_id)
+        requests = await durable.follow(task_id, session, publish, answered=settled)
         _set_pending_requests(session, task_id, requests)
+        _set_settled_requests(session, task_id, [])
         await self.sessions.save(context_id, session)
         if requests:
             await self._ask(reply, requests, context_id, task_id, None)
@@ -537,9 +549,26 @@ def _pending_requests(session: AgentSession, task_id: str) -> list[Content]:
 
 
 def _set_pending_requests(session: AgentSession, task_id: str, requests: list[Content]) -> None:
+    _set_task_state(session, "pending", task_id, [r.to_dict() for r in requests])
+
+
+def _settled_requests(session: AgentSession, task_id: str) -> list[str]:
+    """The ids of the requests of a durable task that its last message answered or
+    declined (sent to the run, which may not have taken them yet)."""
+    state = cast("dict[str, object]", session.state.get(_STATE_KEY) or {})
+    settled = cast("dict[str, list[str]]", state.get("settled") or {})
+    return list(settled.get(task_id, []))
+
+
+def _set_settled_requests(session: AgentSession, task_id: str, request_ids: list[str]) -> None:
+    _set_task_state(session, "settled", task_id, request_ids)
+
+
+def _set_task_state(session: AgentSession, key: str, task_id: str, value: Sequence[object]) -> None:
+    """Keep `value` for the task under `key` in the session's state (remove it if empty)."""
     state = cast("dict[str, object]", session.state.setdefault(_STATE_KEY, {}))
-    pending = cast("dict[str, object]", state.setdefault("pending", {}))
-    if requests:
-        pending[task_id] = [r.to_dict() for r in requests]
+    by_task = cast("dict[str, object]", state.setdefault(key, {}))
+    if value:
+        by_task[task_id] = list(value)
     else:
-        pending.pop(task_id, None)
+        by_task.pop(task_id, None)
