@@ -1,6 +1,7 @@
-"""A message on a task that waits for approvals, on the in-process and the durable server
-alike: a new message declines the approvals, an answer answers them, and a malformed
-answer leaves the task waiting and says what was wrong.
+"""A task that waits for approvals, on the in-process and the durable server alike: a new
+message declines the approvals, an answer answers them, a malformed answer leaves the task
+waiting and says what was wrong, a cancel ends it, and a subscription to it gets its
+updates once it is answered.
 
 The durable server's decision is durable: a server killed after the approvals were
 declined, while the model answers the new message, is followed by another that neither
@@ -16,8 +17,17 @@ from pathlib import Path
 
 import pytest
 from a2a.client import Client
-from a2a.types import GetTaskRequest, Task, TaskState
+from a2a.types import (
+    CancelTaskRequest,
+    GetTaskRequest,
+    StreamResponse,
+    SubscribeToTaskRequest,
+    Task,
+    TaskState,
+)
+from a2a.utils.errors import UnsupportedOperationError
 
+from agentry import Agent
 from agentry.a2a._answers import DECLINED_RESULT
 from agentry.clients.scripted import ScriptedChatClient
 from agentry.durable import DurableRuntime
@@ -26,6 +36,7 @@ from tests.call_log import read_calls
 from .conftest import a2a_client, serve
 from .durable_servers import blocked, start_blocking_server, taking_over_server
 from .helpers import artifact_text, send_blocking, user_message
+from .test_authorization import list_repos
 from .test_follow_ups import answer_what_it_saw, deleted, waiting_agent
 
 pytestmark = pytest.mark.timeout(120)
@@ -34,7 +45,10 @@ pytestmark = pytest.mark.timeout(120)
 class Server:
     """A server of the `files` agent, whose model asks to delete a.txt and then answers."""
 
-    def __init__(self, model: ScriptedChatClient, client: Client, runtime: DurableRuntime | None):
+    def __init__(
+        self, url: str, model: ScriptedChatClient, client: Client, runtime: DurableRuntime | None
+    ):
+        self.url = url
         self.model = model
         self.client = client
         self.runtime = runtime
@@ -72,7 +86,7 @@ async def files_server(runs_in: str | None) -> AsyncGenerator[Server, None]:
         serve(agent, durable=runtime) as server,
         a2a_client(server.url, streaming=False) as client,
     ):
-        yield Server(model, client, runtime)
+        yield Server(server.url, model, client, runtime)
 
 
 async def test_a_new_message_declines_the_waiting_approvals_and_is_answered(
@@ -149,6 +163,71 @@ async def test_a_malformed_approval_answer_says_what_was_wrong_and_the_task_keep
     assert done.status.state == TaskState.TASK_STATE_COMPLETED
     assert deleted == ["a.txt"]
     assert len(server.model.calls) == 2
+
+
+CHEAP = ["in-process", "durable-sqlite"]
+
+
+@pytest.mark.parametrize("runs_in", CHEAP, indirect=True)
+async def test_canceling_a_waiting_task_ends_it_and_its_run(runs_in: str | None) -> None:
+    async with files_server(runs_in) as server:
+        waiting = await server.waiting_task()
+        canceled = await server.client.cancel_task(CancelTaskRequest(id=waiting.id))
+        with pytest.raises(UnsupportedOperationError, match="terminal state"):
+            await send_blocking(server.client, user_message("yes", task_id=waiting.id))
+        run_status = await server.runtime.agent_run(waiting.id).status() if server.runtime else None
+    assert canceled.status.state == TaskState.TASK_STATE_CANCELED
+    assert run_status == (None if runs_in is None else "CANCELLED")
+    assert deleted == []
+    assert len(server.model.calls) == 1
+
+
+@pytest.mark.parametrize("runs_in", CHEAP, indirect=True)
+async def test_a_subscription_to_a_waiting_task_gets_its_updates_once_it_is_answered(
+    runs_in: str | None,
+) -> None:
+    async with files_server(runs_in) as server:
+        waiting = await server.waiting_task()
+        async with a2a_client(server.url) as streaming:
+            events: list[StreamResponse] = []
+            first = asyncio.Event()
+
+            async def subscribe() -> None:
+                async for event in streaming.subscribe(SubscribeToTaskRequest(id=waiting.id)):
+                    events.append(event)
+                    first.set()
+
+            subscription = asyncio.create_task(subscribe())
+            await first.wait()
+            await send_blocking(server.client, user_message("yes", task_id=waiting.id))
+            await subscription
+    assert events[0].task.status.state == TaskState.TASK_STATE_INPUT_REQUIRED
+    assert events[-1].status_update.status.state == TaskState.TASK_STATE_COMPLETED
+    answers = {
+        "".join(p.text for p in e.artifact_update.artifact.parts)
+        for e in events
+        if e.HasField("artifact_update")
+    }
+    assert answers == {"saw ['user', 'assistant', 'tool']: "}
+
+
+async def test_a_durable_task_whose_tool_asks_for_authorization_fails_with_the_reason(
+    tmp_path: Path,
+) -> None:
+    model = ScriptedChatClient(
+        [ScriptedChatClient.function_call("list_repos", {"owner": "ada"}, call_id="g1")]
+    )
+    agent = Agent(model, name="github", tools=[list_repos])
+    runtime = DurableRuntime(f"sqlite:///{tmp_path / 'runs.sqlite'}", takeover_after=None)
+    async with (
+        serve(agent, durable=runtime) as server,
+        a2a_client(server.url, streaming=False) as client,
+    ):
+        failed = await send_blocking(client, user_message("List Ada's repositories."))
+    text = " ".join(p.text for p in failed.status.message.parts)
+    assert failed.status.state == TaskState.TASK_STATE_FAILED
+    assert "a bearer credential for list_repos" in text
+    assert "a durable server does not wait for authorizations" in text
 
 
 async def _answered(client: Client, task_id: str) -> Task:

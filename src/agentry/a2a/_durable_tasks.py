@@ -18,7 +18,8 @@ from a2a.server.events import Event, EventQueue
 from a2a.server.tasks import TaskManager
 from typing_extensions import override
 
-from agentry.a2a._answers import DECLINED_RESULT
+from agentry.a2a._answers import DECLINED_RESULT, describe_requests, is_authorization_request
+from agentry.a2a._errors import A2AConfigError
 from agentry.types import Content, Message
 
 if TYPE_CHECKING:
@@ -109,6 +110,8 @@ class DurableTasks:
 
         Raises:
             DurableRunFailedError: The run failed.
+            A2AConfigError: The run ended asking for authorizations, which a durable
+                server does not wait for.
         """
         run = self.runtime.agent_run(task_id)
         async for update in run.stream():
@@ -120,6 +123,15 @@ class DurableTasks:
                 continue
             await publish(update)
         _set_conversation(session, await run.messages())
+        response = await run.result()
+        waits = [r for r in response.user_input_requests if is_authorization_request(r)]
+        if waits:
+            raise A2AConfigError(
+                f"the agent asks for {describe_requests(waits)}, and a durable server does "
+                "not wait for authorizations (the credentials sent on the task would be "
+                "stored with the run); serve the agent without a durable runtime, or give "
+                "the tool its credentials on the server"
+            )
         return []
 
 
