@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncGenerator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
 
 import pytest
@@ -76,11 +76,18 @@ def runs_in(request: pytest.FixtureRequest, tmp_path: Path) -> str | None:
     return str(request.getfixturevalue("postgres_url"))
 
 
-@asynccontextmanager
-async def files_server(runs_in: str | None) -> AsyncGenerator[Server, None]:
+def files_server(runs_in: str | None) -> AbstractAsyncContextManager[Server]:
     deleted.clear()
     agent, model = waiting_agent()
     model.add(answer_what_it_saw)
+    return agent_server(agent, model, runs_in)
+
+
+@asynccontextmanager
+async def agent_server(
+    agent: Agent, model: ScriptedChatClient, runs_in: str | None
+) -> AsyncGenerator[Server, None]:
+    """A server of `agent` (whose model is `model`), durable when `runs_in` is given."""
     runtime = DurableRuntime(runs_in, takeover_after=None) if runs_in else None
     async with (
         serve(agent, durable=runtime) as server,
@@ -218,12 +225,8 @@ async def test_a_durable_task_whose_tool_asks_for_authorization_fails_with_the_r
         [ScriptedChatClient.function_call("list_repos", {"owner": "ada"}, call_id="g1")]
     )
     agent = Agent(model, name="github", tools=[list_repos])
-    runtime = DurableRuntime(f"sqlite:///{tmp_path / 'runs.sqlite'}", takeover_after=None)
-    async with (
-        serve(agent, durable=runtime) as server,
-        a2a_client(server.url, streaming=False) as client,
-    ):
-        failed = await send_blocking(client, user_message("List Ada's repositories."))
+    async with agent_server(agent, model, f"sqlite:///{tmp_path / 'runs.sqlite'}") as server:
+        failed = await send_blocking(server.client, user_message("List Ada's repositories."))
     text = " ".join(p.text for p in failed.status.message.parts)
     assert failed.status.state == TaskState.TASK_STATE_FAILED
     assert "a bearer credential for list_repos" in text
