@@ -92,8 +92,11 @@ async def durable_agent_run(
                 "conversation": registry.encode([*conversation, *response.messages]),
             }
         answers, new_messages = await _wait_for_approvals(requests, registry)
-        # The turn's calls run now, but the rejected ones: number their steps in order.
-        rejected = {str(a.id) for a in answers if not a.approved}
+        # The turn's calls run now, but the rejected and declined ones: number their steps
+        # in order.
+        rejected = {str(a.id) for a in answers if not a.approved} | {
+            str(c.call_id) for m in new_messages for c in m.contents if c.type == "function_result"
+        }
         calls = [c for m in response.messages for c in m.contents if c.type == "function_call"]
         steps.reserve_tool_steps([str(c.call_id) for c in calls if c.call_id not in rejected])
         conversation = [*conversation, *response.messages]
