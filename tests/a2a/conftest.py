@@ -6,9 +6,11 @@ import asyncio
 import socket
 from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 import uvicorn
 from a2a.client import Client, ClientConfig, create_client
 
@@ -71,3 +73,14 @@ async def a2a_client(
     finally:
         await client.close()
         await http.aclose()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def databases(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[str, ...]:
+    """The servers' `--database` and `--durable` options: two SQLite files, or one
+    PostgreSQL database for both."""
+    if request.param == "sqlite":
+        runs = f"sqlite:///{tmp_path / 'runs.sqlite'}"
+        return ("--database", str(tmp_path / "tasks.sqlite"), "--durable", runs)
+    url = str(request.getfixturevalue("postgres_url"))
+    return ("--database", url, "--durable", url)

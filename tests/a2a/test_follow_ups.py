@@ -1,5 +1,5 @@
-"""Follow-up messages on a task: new messages instead of answers, message ids and
-metadata, and messages the server refuses."""
+"""Follow-up messages on a task: message ids and metadata, and messages the server
+refuses (new messages instead of answers: `test_durable_follow_ups.py`)."""
 
 from __future__ import annotations
 
@@ -16,13 +16,12 @@ from google.protobuf import json_format, struct_pb2
 from agentry import Agent, Content, tool
 from agentry import Message as AgentryMessage
 from agentry.a2a import A2AAgent
-from agentry.a2a._answers import DECLINED_RESULT
 from agentry.clients.scripted import ScriptedChatClient
 from agentry.middleware import AgentContext, agent_middleware
 from agentry.types import ChatOptions
 
 from .conftest import BINDINGS, a2a_client, serve
-from .helpers import artifact_text, send_blocking, user_message
+from .helpers import send_blocking, user_message
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -51,61 +50,6 @@ def waiting_agent() -> tuple[Agent, ScriptedChatClient]:
         ]
     )
     return Agent(client=model, name="files", tools=[remove_file]), model
-
-
-@pytest.mark.parametrize("binding", BINDINGS)
-async def test_free_text_on_a_waiting_task_declines_the_call_and_reaches_the_agent(
-    binding: str,
-) -> None:
-    deleted.clear()
-    agent, model = waiting_agent()
-    async with serve(agent) as server, a2a_client(server.url, binding, streaming=False) as client:
-        waiting = await send_blocking(client, user_message("Delete a.txt"))
-        assert waiting.status.state == TaskState.TASK_STATE_INPUT_REQUIRED
-        done = await send_blocking(
-            client, user_message("Actually, keep it. What is 2 + 2?", task_id=waiting.id)
-        )
-    assert done.id == waiting.id
-    assert done.status.state == TaskState.TASK_STATE_COMPLETED
-    assert (
-        artifact_text(done)
-        == "saw ['assistant', 'tool', 'user']: Actually, keep it. What is 2 + 2?"
-    )
-    assert deleted == []
-    tool_message = model.calls[1].messages[-2]
-    assert [(c.type, c.call_id, c.result) for c in tool_message.contents] == [
-        ("function_result", "c1", DECLINED_RESULT)
-    ]
-
-
-async def test_the_conversation_goes_on_after_a_declined_call() -> None:
-    deleted.clear()
-    agent, model = waiting_agent()
-    model.add("Sure, anything else?")
-    async with serve(agent) as server, a2a_client(server.url, streaming=False) as client:
-        waiting = await send_blocking(client, user_message("Delete a.txt"))
-        await send_blocking(client, user_message("never mind", task_id=waiting.id))
-        later = await send_blocking(client, user_message("thanks", context_id=waiting.context_id))
-    assert artifact_text(later) == "Sure, anything else?"
-    roles = [m.role for m in model.calls[2].messages]
-    assert roles == ["user", "assistant", "tool", "user", "assistant", "user"]
-
-
-async def test_an_answer_that_leaves_an_approval_open_says_what_the_task_waits_for() -> None:
-    deleted.clear()
-    agent, model = waiting_agent()
-    async with serve(agent) as server, a2a_client(server.url, streaming=False) as client:
-        waiting = await send_blocking(client, user_message("Delete a.txt"))
-        still = await send_blocking(
-            client, user_message(task_id=waiting.id, data={"approvals": {"c9": True}})
-        )
-        text = " ".join(p.text for p in still.status.message.parts)
-        done = await send_blocking(client, user_message("yes", task_id=waiting.id))
-    assert still.status.state == TaskState.TASK_STATE_INPUT_REQUIRED
-    assert 'The task still waits for approval of remove_file {"path": "a.txt"} (id c1)' in text
-    assert done.status.state == TaskState.TASK_STATE_COMPLETED
-    assert deleted == ["a.txt"]
-    assert len(model.calls) == 2
 
 
 def rpc_send(message: dict[str, Any]) -> dict[str, Any]:

@@ -4,6 +4,7 @@ process; a run is followed through its recorded steps."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import signal
 import subprocess
 import sys
@@ -15,8 +16,8 @@ import pytest
 from agentry import Agent, tool
 from agentry.cli import main
 from agentry.clients.scripted import ScriptedChatClient
-from agentry.durable import DurableRunError, DurableRuntime
-from agentry.types import AgentResponseUpdate
+from agentry.durable import NEW_MESSAGE_DECLINED_RESULT, DurableRunError, DurableRuntime
+from agentry.types import AgentResponseUpdate, Message
 from tests.durable.approval_app import CALLS_URL_ENV, Calls, build_mailer
 from tests.durable.worker_processes import start_worker as start_worker_process
 from tests.durable.worker_processes import stop_workers, worker_environment
@@ -78,6 +79,30 @@ async def test_a_rejected_call_does_not_run(tmp_path: Path, calls: Calls) -> Non
         await run.send_response(str(request.id), False)
         response = await run.result(timeout=60)
     assert response.text.startswith("Done: Error: the user did not approve this tool call")
+    assert [kind for kind, _ in calls.all()] == ["model", "model"]
+
+
+async def test_a_new_message_declines_the_waiting_call_and_the_run_goes_on_with_it(
+    tmp_path: Path, calls: Calls
+) -> None:
+    runtime = DurableRuntime(tmp_path / "runs.sqlite", takeover_after=None)
+    runtime.register_agent(build_mailer(calls))
+    new_message = Message("user", "Do not email her; I will call.", message_id="m2")
+    async with runtime:
+        run = await runtime.start_agent("mailer", "Tell Ada I am late.")
+        await run.wait_for_requests(timeout=60)
+        declined = await run.send_message(new_message)
+        # Sent again (the sender did not know the first one went): not delivered twice.
+        with contextlib.suppress(DurableRunError):
+            await run.send_message(new_message)
+        response = await run.result(timeout=60)
+        messages = await run.messages()
+        with pytest.raises(DurableRunError, match="does not wait on approvals, so it takes no"):
+            await run.send_message(Message("user", "And one more thing."))
+    assert [r.id for r in declined] == ["mail-call"]
+    assert response.text == f"Done: {NEW_MESSAGE_DECLINED_RESULT}."
+    assert [m.role for m in messages] == ["user", "assistant", "tool", "user", "assistant"]
+    assert messages[3].text == "Do not email her; I will call."
     assert [kind for kind, _ in calls.all()] == ["model", "model"]
 
 

@@ -160,6 +160,8 @@ def read_follow_up(
                 open_requests.append(request)
                 continue
             answers.append(request.to_function_approval_response(approved))
+    problems.extend(reading.problems)
+    problems.extend(_unknown_ids(reading, pending))
     strays = sorted(set(given) - {r.id or "" for r in in_band} - {""})
     if strays:
         waiting = ", ".join(r.id or "" for r in in_band) or "none"
@@ -175,6 +177,13 @@ def read_follow_up(
         and not any(is_authorization_request(r) for r in pending),
         problems=problems,
     )
+
+
+def _unknown_ids(reading: _Reading, pending: Sequence[Content]) -> list[str]:
+    """What the reply answers that the task does not wait for."""
+    waiting = [(r.call_id if is_info_request(r) else r.id) or "" for r in pending]
+    unknown = sorted((set(reading.approvals) | set(reading.responses)) - set(waiting))
+    return [f"no request with id {i!r} waits (waiting: {', '.join(waiting)})" for i in unknown]
 
 
 def _authorization_answer(
@@ -245,6 +254,7 @@ class _Reading:
         self.approve_all: bool | None = None
         self.responses: dict[str, Any] = {}
         self.free: Any = None
+        self.problems: list[str] = []
         self._texts: list[str] = []
         self._answer_data = False
 
@@ -277,6 +287,16 @@ class _Reading:
             for key, approved in cast("Mapping[str, object]", approvals).items():
                 if isinstance(approved, bool):
                     self.approvals[str(key)] = approved
+                else:
+                    self.problems.append(
+                        f'"approvals" must map request ids to true or false, not {key!r} '
+                        f"to {json.dumps(approved)}"
+                    )
+        elif approvals is not None:
+            self.problems.append(
+                '"approvals" must be an object of request ids to true or false, such as '
+                '{"approvals": {"<request id>": true}}'
+            )
         responses = data.get("responses")
         if isinstance(responses, Mapping):
             self.responses.update(
@@ -290,5 +310,7 @@ class _Reading:
                 self.approvals[str(request_id)] = approved
             else:
                 self.approve_all = approved
+        elif "approved" in data:
+            self.problems.append(f'"approved" must be true or false, not {json.dumps(approved)}')
         if has_id and "response" in data:
             self.responses[str(request_id)] = data["response"]

@@ -6,18 +6,25 @@ message follows the run and writes the task's updates. When that server dies, it
 durable runs are taken over by a live worker (the runtime's takeover), and a server
 sharing the task store that finds the task left `working` follows the run instead of
 failing the task: it writes the rest of the task's updates and its end. A context's
-conversation is kept in its session's state, and each run starts from it.
+conversation is kept in its session's state, and each run starts from it. A message on a
+task whose run waits for approvals answers them, or declines them and goes to the agent
+in the same run; it is kept with the session before it is sent, so that the server that
+follows the run next sends it again if the sender died first.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
+import contextlib
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, cast
 
 from a2a.server.context import ServerCallContext
 from a2a.server.events import Event, EventQueue
 from a2a.server.tasks import TaskManager
 from typing_extensions import override
 
+from agentry.a2a._answers import DECLINED_RESULT, describe_requests, is_authorization_request
+from agentry.a2a._errors import A2AConfigError
 from agentry.types import Content, Message
 
 if TYPE_CHECKING:
@@ -26,11 +33,17 @@ if TYPE_CHECKING:
     from a2a.server.cluster import VersionedTaskStore
 
     from agentry.agents import Agent
-    from agentry.durable import DurableAgentRun, DurableRuntime
+    from agentry.durable import DurableRuntime
     from agentry.sessions import AgentSession
     from agentry.types import AgentResponseUpdate
 
-__all__ = ["RESUMED_TASK_MESSAGE", "DurableTasks", "StoreEvents", "answer_artifact_id"]
+__all__ = [
+    "RESUMED_TASK_MESSAGE",
+    "DurableTasks",
+    "FollowUpSent",
+    "StoreEvents",
+    "answer_artifact_id",
+]
 
 RESUMED_TASK_MESSAGE = (
     "The server running this task stopped; the task goes on from its last completed step."
@@ -44,6 +57,42 @@ def answer_artifact_id(task_id: str) -> str:
     """The id of a durable task's answer artifact: the same on every server, so that a
     server following the run after another one replaces the answer instead of adding one."""
     return f"{task_id}-answer"
+
+
+@dataclass
+class FollowUpSent:
+    """A follow-up sent to a task's durable run, kept with the session before it is sent
+    so that a server following the run after the sender died can send it again.
+
+    Attributes:
+        settles: The ids of the approval requests it answers or declines.
+        answers: The approvals (`function_approval_response` contents), when it answers.
+        message: The new message sent instead of answers, when it declines them.
+    """
+
+    settles: list[str]
+    answers: list[Content] = field(default_factory=list[Content])
+    message: Message | None = None
+
+    def to_dict(self) -> dict[str, object]:
+        """The follow-up as JSON."""
+        return {
+            "settles": self.settles,
+            "answers": [a.to_dict() for a in self.answers],
+            "message": None if self.message is None else self.message.to_dict(),
+        }
+
+    @classmethod
+    def from_dict(cls, value: dict[str, Any]) -> FollowUpSent:
+        """The follow-up `to_dict` gave."""
+        settles = cast("list[str]", value.get("settles") or [])
+        answers = cast("list[dict[str, Any]]", value.get("answers") or [])
+        message = cast("dict[str, Any] | None", value.get("message"))
+        return cls(
+            settles=list(settles),
+            answers=[Content.from_dict(a) for a in answers],
+            message=None if message is None else Message.from_dict(message),
+        )
 
 
 class DurableTasks:
@@ -73,11 +122,23 @@ class DurableTasks:
         conversation = _conversation(session)
         await self.runtime.start_agent(self.agent_name, [*conversation, message], run_id=task_id)
 
-    async def answer(self, task_id: str, answers: list[Content]) -> None:
-        """Send a person's approvals (`function_approval_response` contents) to the run."""
+    async def deliver(self, task_id: str, follow_up: FollowUpSent) -> None:
+        """Send the run a follow-up: the person's approvals, or a new message instead
+        (which declines the approvals the run waits on)."""
         run = self.runtime.agent_run(task_id)
-        for answer in answers:
+        if follow_up.message is not None:
+            await run.send_message(follow_up.message, declined_result=DECLINED_RESULT)
+            return
+        for answer in follow_up.answers:
             await run.send_response(str(answer.id), bool(answer.approved))
+
+    async def deliver_again(self, task_id: str, follow_up: FollowUpSent) -> None:
+        """Send a follow-up that a dead server may or may not have sent: sent already, it
+        is not delivered twice, and a run that took it already refuses it (ignored)."""
+        from agentry.durable import DurableRunError
+
+        with contextlib.suppress(DurableRunError):
+            await self.deliver(task_id, follow_up)
 
     async def cancel(self, task_id: str) -> None:
         """Cancel the task's run, if it has one."""
@@ -101,6 +162,8 @@ class DurableTasks:
 
         Raises:
             DurableRunFailedError: The run failed.
+            A2AConfigError: The run ended asking for authorizations, which a durable
+                server does not wait for.
         """
         run = self.runtime.agent_run(task_id)
         async for update in run.stream():
@@ -111,8 +174,16 @@ class DurableTasks:
                     return waiting
                 continue
             await publish(update)
+        _set_conversation(session, await run.messages())
         response = await run.result()
-        _set_conversation(session, [*await _run_input(run), *response.messages])
+        waits = [r for r in response.user_input_requests if is_authorization_request(r)]
+        if waits:
+            raise A2AConfigError(
+                f"the agent asks for {describe_requests(waits)}, and a durable server does "
+                "not wait for authorizations (the credentials sent on the task would be "
+                "stored with the run); serve the agent without a durable runtime, or give "
+                "the tool its credentials on the server"
+            )
         return []
 
 
@@ -123,15 +194,6 @@ def _conversation(session: AgentSession) -> list[Message]:
 
 def _set_conversation(session: AgentSession, messages: list[Message]) -> None:
     session.state[_CONVERSATION_KEY] = [m.to_dict() for m in messages if m.contents]
-
-
-async def _run_input(run: DurableAgentRun) -> list[Message]:
-    """The messages the run started with (the conversation and the task's message)."""
-    from agentry.workflows import CheckpointTypeRegistry
-
-    status = await run.status_record()
-    arguments = cast("list[object]", (status.input or {"args": []})["args"])
-    return cast("list[Message]", CheckpointTypeRegistry().decode(arguments[2]))
 
 
 class StoreEvents(EventQueue):

@@ -14,7 +14,7 @@ import asyncio
 import logging
 import weakref
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
@@ -38,7 +38,12 @@ from agentry.a2a._authorizations import (
     take_credentials,
     waits_out_of_band,
 )
-from agentry.a2a._durable_tasks import DurableTasks, StoreEvents, answer_artifact_id
+from agentry.a2a._durable_tasks import (
+    DurableTasks,
+    FollowUpSent,
+    StoreEvents,
+    answer_artifact_id,
+)
 from agentry.a2a._errors import A2AConfigError
 from agentry.a2a._parts import content_to_part, message_to_agentry, to_a2a_message
 from agentry.a2a._replies import MessageReply, Reply, ReplyMode, TaskReply, check_reply_mode
@@ -410,20 +415,33 @@ class AgentryAgentExecutor(AgentExecutor):
         task_id: str,
         reply: Reply,
     ) -> None:
-        """Start the task's durable run, or send it the approvals it waits on; follow it."""
+        """Start the task's durable run, or send it the approvals it waits on (or, a new
+        message instead, which declines them); follow it.
+
+        A follow-up is saved with the session before it goes to the run, so that a server
+        that follows the run after this one died sends it again (it is not delivered
+        twice) and does not ask for the approvals it settles.
+        """
         pending = _pending_requests(session, task_id)
-        answered: list[str] = []
-        if pending:
-            follow_up = read_follow_up(user_message, pending)
-            if follow_up.answers is None:
-                await self._ask(reply, pending, context_id, task_id, _still_waiting(follow_up))
-                return
-            await durable.answer(task_id, follow_up.answers)
-            answered = [str(a.id) for a in follow_up.answers]
-        else:
+        if not pending:
             await durable.start(task_id, session, user_message)
+            await reply.start()
+            await self._follow_durably(durable, session, context_id, task_id, reply)
+            return
+        follow_up = read_follow_up(user_message, pending)
+        if follow_up.answers is None and not follow_up.is_new_message:
+            await self._ask(reply, pending, context_id, task_id, _still_waiting(follow_up))
+            return
+        sent = FollowUpSent(
+            settles=[str(r.id) for r in pending],
+            answers=follow_up.answers or [],
+            message=None if follow_up.answers is not None else user_message,
+        )
         await reply.start()
-        await self._follow_durably(durable, session, context_id, task_id, reply, answered)
+        _set_task_state(session, "sent", task_id, sent.to_dict())
+        await self.sessions.save(context_id, session)
+        await durable.deliver(task_id, sent)
+        await self._follow_durably(durable, session, context_id, task_id, reply)
 
     async def _follow_durably(
         self,
@@ -432,17 +450,19 @@ class AgentryAgentExecutor(AgentExecutor):
         context_id: str,
         task_id: str,
         reply: Reply,
-        answered: list[str] | None = None,
     ) -> None:
         """Publish the task's durable run until it ends (the task completes) or waits for
-        approvals other than the `answered` ones (the task waits for input); the session
-        is saved first."""
+        approvals other than those the task's last message settled (the task waits for
+        input); the session is saved first."""
 
         async def publish(update: AgentResponseUpdate) -> None:
             await _publish(update, reply)
 
-        requests = await durable.follow(task_id, session, publish, answered=answered or ())
+        sent = _follow_up_sent(session, task_id)
+        settled = sent.settles if sent is not None else []
+        requests = await durable.follow(task_id, session, publish, answered=settled)
         _set_pending_requests(session, task_id, requests)
+        _set_task_state(session, "sent", task_id, None)
         await self.sessions.save(context_id, session)
         if requests:
             await self._ask(reply, requests, context_id, task_id, None)
@@ -473,6 +493,9 @@ class AgentryAgentExecutor(AgentExecutor):
             try:
                 async with self._lock(context_id):
                     session = await self._load_session(context_id)
+                    sent = _follow_up_sent(session, task_id)
+                    if sent is not None:
+                        await durable.deliver_again(task_id, sent)
                     await self._follow_durably(durable, session, context_id, task_id, reply)
             except Exception as error:
                 logger.error("resumed A2A task %s failed", task_id, exc_info=error)
@@ -537,9 +560,21 @@ def _pending_requests(session: AgentSession, task_id: str) -> list[Content]:
 
 
 def _set_pending_requests(session: AgentSession, task_id: str, requests: list[Content]) -> None:
+    _set_task_state(session, "pending", task_id, [r.to_dict() for r in requests])
+
+
+def _follow_up_sent(session: AgentSession, task_id: str) -> FollowUpSent | None:
+    """The follow-up last sent to a durable task's run, until the run is followed past it."""
+    state = cast("dict[str, object]", session.state.get(_STATE_KEY) or {})
+    sent = cast("dict[str, dict[str, Any]]", state.get("sent") or {})
+    return FollowUpSent.from_dict(sent[task_id]) if task_id in sent else None
+
+
+def _set_task_state(session: AgentSession, key: str, task_id: str, value: object) -> None:
+    """Keep `value` for the task under `key` in the session's state (remove it if empty)."""
     state = cast("dict[str, object]", session.state.setdefault(_STATE_KEY, {}))
-    pending = cast("dict[str, object]", state.setdefault("pending", {}))
-    if requests:
-        pending[task_id] = [r.to_dict() for r in requests]
+    by_task = cast("dict[str, object]", state.setdefault(key, {}))
+    if value:
+        by_task[task_id] = value
     else:
-        pending.pop(task_id, None)
+        by_task.pop(task_id, None)

@@ -28,6 +28,7 @@ _EXPORTS: dict[str, str] = {
     "DurableRuntime": "agentry.durable._runtime",
     "DurableStepError": "agentry.durable._errors",
     "JSONSerializer": "agentry.durable._serializer",
+    "NEW_MESSAGE_DECLINED_RESULT": "agentry.durable._durable_agent",
     "WorkflowFactory": "agentry.durable._runtime",
 }
 
@@ -41,6 +42,7 @@ __all__ = [
     "DurableRuntime",
     "DurableStepError",
     "JSONSerializer",
+    "NEW_MESSAGE_DECLINED_RESULT",
     "WorkflowFactory",
 ]
 
@@ -54,6 +56,7 @@ __getattr__, __dir__ = lazy_exports(
 
 if TYPE_CHECKING:
     from agentry.durable._agent_run_handle import DurableAgentRun
+    from agentry.durable._durable_agent import NEW_MESSAGE_DECLINED_RESULT
     from agentry.durable._errors import DurableRunError, DurableRunFailedError, DurableStepError
     from agentry.durable._run_handle import DurableRun
     from agentry.durable._runtime import (

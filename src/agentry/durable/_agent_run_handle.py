@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from agentry.durable._durable_agent import (
     AGENT_FUNCTION,
+    NEW_MESSAGE_DECLINED_RESULT,
+    NEW_MESSAGE_KEY,
     check_approval,
     response_of,
 )
@@ -19,7 +21,7 @@ from agentry.workflows import CheckpointTypeRegistry
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
 
-    from agentry.types import AgentResponse, AgentResponseUpdate
+    from agentry.types import AgentResponse, AgentResponseUpdate, Message
 
 __all__ = ["DurableAgentRun"]
 
@@ -75,7 +77,59 @@ class DurableAgentRun(RunHandle):
                 (never asked, or answered already), or `approved` is not a bool.
         """
         check_approval(self.run_id, request_id, await self.pending_requests(), approved)
-        await self._send(request_id, approved, RESPONSES_TOPIC)
+        await self._send(request_id, {request_id: approved}, RESPONSES_TOPIC)
+
+    async def send_message(
+        self, message: Message, *, declined_result: str = NEW_MESSAGE_DECLINED_RESULT
+    ) -> list[Content]:
+        """Send a new message to a run that waits on approvals, instead of answering them:
+        the calls still waiting are declined (they do not run, and their result tells the
+        model so) and the agent goes on with `message`, in the same run.
+
+        The run takes one new message per wait: sent again (say, by a process that died
+        before it knew the first one went), it is not delivered twice.
+
+        Args:
+            message: The new message.
+            declined_result: The result the declined calls get.
+
+        Returns:
+            The approval requests declined.
+
+        Raises:
+            DurableRunError: There is no such run, or it does not wait on approvals.
+        """
+        pending = await self.pending_requests()
+        if not pending:
+            raise DurableRunError(
+                f"agent run {self.run_id!r} does not wait on approvals, so it takes no new "
+                "message; start a new run with the conversation and the message instead"
+            )
+        waits_on = ",".join(sorted(str(r.id) for r in pending))
+        sent = {
+            "message": CheckpointTypeRegistry().encode(message),
+            "declined_result": declined_result,
+        }
+        await self._send(f"{NEW_MESSAGE_KEY}/{waits_on}", {NEW_MESSAGE_KEY: sent}, RESPONSES_TOPIC)
+        return pending
+
+    async def messages(self, *, timeout: float | None = None) -> list[Message]:
+        """Wait for the run to finish; its whole conversation: the messages it started
+        with, then each response of the agent, with the answers and new messages that
+        came between them.
+
+        Raises:
+            DurableRunFailedError: The run failed.
+            TimeoutError: The run did not finish within `timeout` seconds.
+        """
+        output = cast("dict[str, Any]", await self._raw_result(timeout))
+        registry = CheckpointTypeRegistry()
+        if "conversation" in output:
+            return cast("list[Message]", registry.decode(output["conversation"]))
+        # A run recorded before runs kept their conversation: its input and last response.
+        status = await self._status_record()
+        started = cast("list[Message]", registry.decode((status.input or {"args": []})["args"][2]))
+        return [*started, *response_of(output).messages]
 
     async def stream(self) -> AsyncIterator[AgentResponseUpdate]:
         """Follow the run: an update for each model call (its messages) and tool call (its

@@ -35,12 +35,27 @@ if TYPE_CHECKING:
     from agentry.agents import Agent
     from agentry.types import AgentResponse
 
-__all__ = ["AGENT_FUNCTION", "agent_fingerprint", "durable_agent_run"]
+__all__ = [
+    "AGENT_FUNCTION",
+    "NEW_MESSAGE_DECLINED_RESULT",
+    "NEW_MESSAGE_KEY",
+    "agent_fingerprint",
+    "durable_agent_run",
+]
 
 logger = logging.getLogger("agentry.durable")
 
 AGENT_FUNCTION = "agentry.agent_run"
 """The name DBOS knows every durable agent run by."""
+
+NEW_MESSAGE_KEY = "agentry.new_message"
+"""The key under which a new message, sent instead of answers, reaches a waiting run (no
+request id takes it: request ids are tool call ids)."""
+
+NEW_MESSAGE_DECLINED_RESULT = (
+    "Error: not run; the user did not approve this tool call and sent a new message instead."
+)
+"""The default tool result of a call whose approval a new message left undecided."""
 
 
 def agent_fingerprint(agent: Agent) -> str:
@@ -72,20 +87,35 @@ async def durable_agent_run(
         response = await agent.run(conversation, middleware=steps.middleware())
         requests = response.user_input_requests
         if not requests or any(r.type != "function_approval_request" for r in requests):
-            return {"response": registry.encode(response)}
-        answers = await _wait_for_approvals(requests, registry)
-        # The turn's calls run now, but the rejected ones: number their steps in order.
-        rejected = {str(a.id) for a in answers if not a.approved}
+            return {
+                "response": registry.encode(response),
+                "conversation": registry.encode([*conversation, *response.messages]),
+            }
+        answers, new_messages = await _wait_for_approvals(requests, registry)
+        # The turn's calls run now, but the rejected and declined ones: number their steps
+        # in order.
+        rejected = {str(a.id) for a in answers if not a.approved} | {
+            str(c.call_id) for m in new_messages for c in m.contents if c.type == "function_result"
+        }
         calls = [c for m in response.messages for c in m.contents if c.type == "function_call"]
         steps.reserve_tool_steps([str(c.call_id) for c in calls if c.call_id not in rejected])
-        conversation = [*conversation, *response.messages, Message("user", answers)]
+        conversation = [*conversation, *response.messages]
+        if answers:
+            conversation.append(Message("user", answers))
+        conversation.extend(new_messages)
 
 
 async def _wait_for_approvals(
     requests: list[Content], registry: CheckpointTypeRegistry
-) -> list[Content]:
+) -> tuple[list[Content], list[Message]]:
     """Publish the requests, and take answers (approved: bool, by request id) until each
-    is answered; the approval responses."""
+    is answered, or until a new message comes instead.
+
+    Returns:
+        The approval responses, and the messages the run goes on with after them: none,
+        or (a new message came) the results of the calls left undecided, saying they did
+        not run, and the new message.
+    """
     pending = {str(r.id): r for r in requests}
     answers: list[Content] = []
     encoded = registry.encode(requests)
@@ -96,9 +126,16 @@ async def _wait_for_approvals(
     await DBOS.set_event_async(REQUESTS_EVENT, encoded)
     # For followers, once the requests can be answered.
     await DBOS.run_step_async({"name": APPROVALS_STEP}, record_requests)
+    new_messages: list[Message] = []
     while pending:
-        received = await DBOS.recv_async(RESPONSES_TOPIC, timeout_seconds=ANSWER_WAIT_SECONDS)
-        for request_id, approved in cast("dict[str, Any]", received or {}).items():
+        received = cast(
+            "dict[str, Any]",
+            await DBOS.recv_async(RESPONSES_TOPIC, timeout_seconds=ANSWER_WAIT_SECONDS) or {},
+        )
+        if NEW_MESSAGE_KEY in received:
+            new_messages = _declining(list(pending.values()), received[NEW_MESSAGE_KEY], registry)
+            break
+        for request_id, approved in received.items():
             request = pending.get(request_id)
             if request is None or not isinstance(approved, bool):
                 # The sender checks answers before sending; one that slips through (a
@@ -110,7 +147,24 @@ async def _wait_for_approvals(
         if received and pending:
             await DBOS.set_event_async(REQUESTS_EVENT, registry.encode(list(pending.values())))
     await DBOS.set_event_async(REQUESTS_EVENT, [])
-    return answers
+    return answers, new_messages
+
+
+def _declining(
+    undecided: list[Content], sent: dict[str, Any], registry: CheckpointTypeRegistry
+) -> list[Message]:
+    """A tool message saying the `undecided` calls did not run, and the new message `sent`
+    (`{"message": encoded message, "declined_result": text}`)."""
+    declined = str(sent.get("declined_result") or NEW_MESSAGE_DECLINED_RESULT)
+    results = [
+        Content.from_function_result(
+            call_id=request.function_call.call_id or str(request.id), result=declined
+        )
+        for request in undecided
+        if request.function_call is not None
+    ]
+    message = cast("Message", registry.decode(sent["message"]))
+    return [Message("tool", results), message] if results else [message]
 
 
 def response_of(value: object) -> AgentResponse:

@@ -134,10 +134,11 @@ class RunHandle:
 
         return await asyncio.wait_for(poll(), timeout)
 
-    async def _send(self, request_id: str, answer: object, topic: str) -> None:
-        """Send an answer to the run (once: a resent answer is not delivered again)."""
+    async def _send(self, key: str, payload: dict[str, object], topic: str) -> None:
+        """Send `payload` to the run, once per `key` (sent again, it is not delivered
+        again)."""
         await self._runtime.client().send_async(
-            self.run_id, {request_id: answer}, topic, idempotency_key=f"{self.run_id}/{request_id}"
+            self.run_id, payload, topic, idempotency_key=f"{self.run_id}/{key}"
         )
 
     async def _recorded_steps(self) -> AsyncIterator[tuple[list[StepInfo], str]]:

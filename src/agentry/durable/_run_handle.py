@@ -115,7 +115,9 @@ class DurableRun(RunHandle):
                 f"answered already, or never asked); it waits on: {sorted(pending) or 'none'}"
             )
         WorkflowRun.check_answer(request, answer)
-        await self._send(request_id, workflow.type_registry.encode(answer), RESPONSES_TOPIC)
+        await self._send(
+            request_id, {request_id: workflow.type_registry.encode(answer)}, RESPONSES_TOPIC
+        )
 
     async def stream(self) -> AsyncIterator[WorkflowEvent[Any]]:
         """Follow the run: the events of its handler calls as each call is recorded, from
