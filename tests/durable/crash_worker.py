@@ -87,6 +87,9 @@ class SideEffects:
     def __init__(self, url: str) -> None:
         self.engine = sa.create_engine(url)
         with self.engine.begin() as connection:
+            if self.engine.dialect.name == "postgresql":
+                # Workers start together; CREATE TABLE IF NOT EXISTS races on PostgreSQL.
+                connection.execute(sa.text("SELECT pg_advisory_xact_lock(7316)"))
             connection.execute(
                 sa.text("CREATE TABLE IF NOT EXISTS effects (key TEXT PRIMARY KEY, value INTEGER)")
             )

@@ -25,6 +25,9 @@ class OutsideTables:
     def __init__(self, url: str, tables: Sequence[str]) -> None:
         self.engine = sa.create_engine(url.replace("postgresql://", "postgresql+psycopg://", 1))
         with self.engine.begin() as connection:
+            if self.engine.dialect.name == "postgresql":
+                # Workers start together; CREATE TABLE IF NOT EXISTS races on PostgreSQL.
+                connection.execute(sa.text("SELECT pg_advisory_xact_lock(7316)"))
             for table in tables:
                 connection.execute(sa.text(f"CREATE TABLE IF NOT EXISTS {table}"))
 
