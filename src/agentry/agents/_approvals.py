@@ -35,6 +35,8 @@ def calls_needing_approval(
 ) -> list[Content]:
     """The calls whose tool asks for a person's approval before it runs, or that a rule
     holds for approval."""
+    if not rules and not _names_requiring_approval(tools):
+        return []  # most turns: nothing to hold
     needs = _approval_check(tools, rules)
     return [c for c in calls if needs(c)]
 

@@ -33,7 +33,9 @@ class SignatureModel:
         self._tool_name = tool_name
         self._model = model
         self._schema = dict(schema) if schema is not None else None
-        self._field_names = tuple(model.model_fields) if model is not None else ()
+        # the model's own validator, called straight (`model_validate` adds a layer per
+        # call); taken at the first call, when a model with forward references is complete
+        self._validate_python: Callable[[object], BaseModel] | None = None
 
     def json_schema(self) -> dict[str, Any]:
         """The JSON schema of the arguments object."""
@@ -54,7 +56,12 @@ class SignatureModel:
         if self._model is None:
             return self._validate_against_schema(arguments)
         try:
-            instance = self._model.model_validate(arguments)
+            validate = self._validate_python
+            if validate is None:
+                validate = self._validate_python = (
+                    self._model.__pydantic_validator__.validate_python
+                )
+            instance = validate(arguments)
         except Exception as error:
             from pydantic import ValidationError
 
@@ -67,7 +74,9 @@ class SignatureModel:
             raise ToolArgumentsError(
                 f"invalid arguments for tool {self._tool_name!r}: {problems}"
             ) from None
-        return {name: getattr(instance, name) for name in self._field_names}
+        # a model instance keeps exactly its fields' values in `__dict__` (extras and
+        # private attributes live elsewhere), and this instance is nobody else's
+        return cast("dict[str, Any]", instance.__dict__)
 
     def _validate_against_schema(self, arguments: Mapping[str, object]) -> dict[str, Any]:
         schema = self.json_schema()
