@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import json
 from collections.abc import Awaitable, Callable, Mapping
@@ -11,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, cast, overload, runtim
 from agentry.errors import ToolExecutionError
 from agentry.middleware import FunctionInvocationContext
 from agentry.tools._schema import SignatureModel, build_signature_model, warn_untyped_parameters
+from agentry.tools._worker_threads import call_in_worker_thread
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -198,7 +198,7 @@ class FunctionTool:
         if self.run_inline:
             result = self.func(**values)
         else:
-            result = await asyncio.to_thread(self.func, **values)
+            result = await call_in_worker_thread(self.func, values)
         if type(result) in _PLAIN_RESULTS or not inspect.isawaitable(result):
             return result
         return await result
