@@ -21,6 +21,9 @@ __all__ = [
 ]
 
 
+_DICT = (dict,)
+"""Checked before `Mapping`: a type test is quicker than the abstract class's check."""
+
 _ARG_LINE = re.compile(r"^\s{2,}(\*{0,2}\w+)(?:\s*\([^)]*\))?:\s*(.*)$")
 
 
@@ -48,7 +51,7 @@ class SignatureModel:
 
     def validate(self, arguments: Mapping[str, object]) -> dict[str, Any]:
         """Validated arguments, converted to the function's parameter types."""
-        if not isinstance(arguments, Mapping):  # pyright: ignore[reportUnnecessaryIsInstance]
+        if type(arguments) not in _DICT and not isinstance(arguments, Mapping):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise ToolArgumentsError(
                 f"arguments for tool {self._tool_name!r} must be an object, "
                 f"got {type(arguments).__name__}"
@@ -76,7 +79,8 @@ class SignatureModel:
             ) from None
         # a model instance keeps exactly its fields' values in `__dict__` (extras and
         # private attributes live elsewhere), and this instance is nobody else's
-        return cast("dict[str, Any]", instance.__dict__)
+        values: dict[str, Any] = instance.__dict__  # pyright: ignore[reportAssignmentType]
+        return values
 
     def _validate_against_schema(self, arguments: Mapping[str, object]) -> dict[str, Any]:
         schema = self.json_schema()
