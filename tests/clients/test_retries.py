@@ -4,12 +4,20 @@ what is retried, how long it waits, where it is configured, what it logs."""
 from __future__ import annotations
 
 import logging
+from collections.abc import AsyncIterator
 from datetime import datetime, timedelta, timezone
 from email.utils import format_datetime
 
 import pytest
 
-from agentry import Agent, ChatOptions, RetryPolicy
+from agentry import (
+    Agent,
+    BaseChatClient,
+    ChatOptions,
+    ChatResponseUpdate,
+    Message,
+    RetryPolicy,
+)
 from agentry.clients.scripted import ScriptedChatClient
 from agentry.clients.sdk_errors import retry_after_seconds
 from agentry.errors import (
@@ -175,3 +183,49 @@ async def test_a_stream_that_breaks_after_text_is_not_restarted() -> None:
     assert texts == ["Hel"]
     assert caught.value.updates_received == 1
     assert isinstance(caught.value.__cause__, ChatClientConnectionError)
+
+
+class _RecordsClosing(BaseChatClient):
+    """Fails transiently `failures` times before any text, then streams two pieces; it
+    records each attempt's stream being closed."""
+
+    def __init__(self, failures: int) -> None:
+        super().__init__(retry=FAST)
+        self.failures = failures
+        self.closed: list[int] = []
+        self.attempts = 0
+
+    async def _inner_get_streaming_response(
+        self, *, messages: list[Message], options: ChatOptions
+    ) -> AsyncIterator[ChatResponseUpdate]:
+        self.attempts += 1
+        attempt = self.attempts
+        try:
+            if attempt <= self.failures:
+                raise busy(input_token_count=3)
+            yield ChatResponseUpdate(role="assistant", contents=["Hel"])
+            yield ChatResponseUpdate(role="assistant", contents=["lo"])
+        finally:
+            self.closed.append(attempt)
+
+
+@pytest.mark.parametrize("failures", [0, 1], ids=["first attempt", "after a retry"])
+async def test_a_caller_that_stops_a_stream_early_closes_the_models_stream(failures: int) -> None:
+    client = _RecordsClosing(failures)
+    stream = client.get_response("Hi", stream=True)
+    async for update in stream:
+        if update.text:
+            break
+    await stream.aclose()
+
+    assert client.closed == list(range(1, failures + 2))
+
+
+async def test_a_streamed_retry_passes_the_failed_attempts_usage_before_the_answer() -> None:
+    client = _RecordsClosing(failures=1)
+
+    updates = [update async for update in client.get_response("Hi", stream=True)]
+
+    assert [c.type for u in updates for c in u.contents] == ["usage", "text", "text"]
+    assert updates[0].contents[0].usage_details == {"input_token_count": 3}
+    assert "".join(u.text for u in updates) == "Hello"

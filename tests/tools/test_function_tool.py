@@ -161,3 +161,67 @@ def test_typed_parameters_and_the_invocation_context_do_not_warn() -> None:
             return key
 
     assert list(lookup.parameters()["properties"]) == ["key"]
+
+
+def test_takes_context_says_whether_the_function_is_given_the_invocation_context() -> None:
+    @tool
+    def plain(city: str) -> str:
+        """Plain."""
+        return city
+
+    @tool
+    def with_context(city: str, context: FunctionInvocationContext) -> str:
+        """With the context."""
+        return city
+
+    @tool
+    def with_kwargs(city: str, **kwargs: Any) -> str:
+        """With the run's kwargs."""
+        return city
+
+    assert not plain.takes_context
+    assert with_context.takes_context
+    assert with_kwargs.takes_context
+
+
+async def test_an_input_model_gives_its_fields_only_and_calls_get_arguments_of_their_own() -> None:
+    from pydantic import ConfigDict
+
+    class Query(BaseModel):
+        model_config = ConfigDict(extra="allow")
+        q: str
+        limit: int = 3
+
+    seen: list[dict[str, Any]] = []
+
+    def search(**arguments: Any) -> str:
+        seen.append(dict(arguments))
+        arguments["q"] = "changed by the tool"
+        return "found"
+
+    searcher = FunctionTool(func=search, name="search", input_model=Query)
+    assert searcher.validate_arguments({"q": "x", "limit": "5", "other": 1}) == {
+        "q": "x",
+        "limit": 5,
+    }
+    await searcher(q="first")
+    await searcher(q="second")
+    assert seen == [{"q": "first", "limit": 3}, {"q": "second", "limit": 3}]
+
+
+async def test_a_sync_function_that_returns_an_awaitable_has_it_awaited() -> None:
+    async def later() -> str:
+        return "later"
+
+    @tool(run_inline=True)
+    def inline() -> Any:
+        """Returns a coroutine."""
+        return later()
+
+    @tool
+    def threaded() -> Any:
+        """Returns a coroutine."""
+        return later()
+
+    assert await inline() == "later"
+    assert await threaded() == "later"

@@ -5,6 +5,10 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import threading
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+
+import pytest
 
 from agentry import Agent, FunctionInvocationContext, tool
 from agentry.clients.scripted import ScriptedChatClient
@@ -95,3 +99,98 @@ async def test_run_inline_keeps_a_quick_sync_tool_on_the_event_loop() -> None:
     assert response.messages[1].contents[0].result == 3
     assert threads == [threading.get_ident()]
     assert add.run_inline
+
+
+async def test_sync_tools_run_in_the_pool_the_loop_is_given_with_the_callers_context() -> None:
+    request_id: contextvars.ContextVar[str] = contextvars.ContextVar("request_id")
+    pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="tool-pool")
+    asyncio.get_running_loop().set_default_executor(pool)
+    seen: list[tuple[str, str]] = []
+
+    @tool
+    def where(city: str) -> str:
+        """Report the thread and the request."""
+        seen.append((threading.current_thread().name, request_id.get()))
+        return f"sunny in {city}"
+
+    @tool
+    def broken() -> str:
+        """Fail."""
+        raise ValueError("no forecast today")
+
+    request_id.set("r-7")
+    client = ScriptedChatClient(
+        [
+            ScriptedChatClient.function_call("where", {"city": "Paris"}),
+            ScriptedChatClient.function_call("broken"),
+            "done",
+        ]
+    )
+    response = await Agent(client=client, tools=[where, broken]).run("go")
+
+    results = [c for m in response.messages if m.role == "tool" for c in m.contents]
+    assert results[0].result == "sunny in Paris"
+    assert isinstance(results[1].exception, ValueError)
+    assert str(results[1].exception) == "no forecast today"
+    assert len(seen) == 1
+    assert seen[0][0].startswith("tool-pool")
+    assert seen[0][1] == "r-7"
+
+
+async def test_a_sync_call_cancelled_before_a_thread_takes_it_up_never_runs() -> None:
+    queued = asyncio.Event()
+
+    class OneThread(ThreadPoolExecutor):
+        def submit(  # pyright: ignore[reportIncompatibleMethodOverride]
+            self, fn: Callable[..., object], /, *args: object, **kwargs: object
+        ) -> Future[object]:
+            future = super().submit(fn, *args, **kwargs)
+            queued.set()
+            return future
+
+    pool = OneThread(max_workers=1)
+    asyncio.get_running_loop().set_default_executor(pool)
+    started, release = threading.Event(), threading.Event()
+    ran: list[str] = []
+
+    @tool
+    def hold_the_thread() -> str:
+        """Keep the only thread busy."""
+        started.set()
+        release.wait(timeout=HANG_GUARD)
+        return "held"
+
+    @tool
+    def record() -> str:
+        """Record that it ran."""
+        ran.append("record")
+        return "recorded"
+
+    holder = asyncio.ensure_future(
+        Agent(
+            client=ScriptedChatClient(
+                [ScriptedChatClient.function_call("hold_the_thread"), "done"]
+            ),
+            tools=[hold_the_thread],
+        ).run("hold")
+    )
+    for _ in range(HANG_GUARD * 1000):  # the pool's only thread is busy: poll for it
+        if started.is_set():
+            break
+        await asyncio.sleep(0.001)
+    queued.clear()
+    waiting = asyncio.ensure_future(
+        Agent(
+            client=ScriptedChatClient([ScriptedChatClient.function_call("record"), "done"]),
+            tools=[record],
+        ).run("record")
+    )
+    await asyncio.wait_for(queued.wait(), HANG_GUARD)  # its call waits for the busy thread
+    waiting.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await waiting
+    release.set()
+    await asyncio.wait_for(holder, HANG_GUARD)
+    pool.shutdown(wait=True)  # the queued call has been taken up by now, or dropped
+
+    assert ran == []

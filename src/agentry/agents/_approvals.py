@@ -35,6 +35,12 @@ def calls_needing_approval(
 ) -> list[Content]:
     """The calls whose tool asks for a person's approval before it runs, or that a rule
     holds for approval."""
+    if not rules:  # most turns hold nothing: found without building the set of names
+        for tool in tools:
+            if isinstance(tool, FunctionTool) and tool.approval_mode == "always_require":
+                break
+        else:
+            return []
     needs = _approval_check(tools, rules)
     return [c for c in calls if needs(c)]
 

@@ -24,7 +24,10 @@ def hold_for_authorization(
 ) -> tuple[list[Content], list[Content]]:
     """Split a batch's results: the results to keep, and one authorization request for
     each call whose tool raised `AuthorizationRequired` (that call keeps no result)."""
-    if not any(isinstance(result.exception, AuthorizationRequired) for result in results):
+    for result in results:
+        if isinstance(result.exception, AuthorizationRequired):
+            break
+    else:  # no tool asked (a loop: quicker than any() on the tool loop's path)
         return list(results), []
     by_id = {call.call_id or "": call for call in calls}
     kept: list[Content] = []

@@ -12,7 +12,7 @@ import uuid
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Generator, Mapping, Sequence
 from contextlib import aclosing
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from agentry.agents._approvals import (
     ApprovalOutcome,
@@ -186,12 +186,13 @@ class _Run:
     async def respond(self) -> AgentResponse:
         """Carry out the run and return its response (`updates()` without the updates)."""
         providers = await self._before_turns()
-        steps = self._turns()
+        # a plain run's turns yield only what is to be awaited
+        steps: Generator[Awaitable[object], Any, None] = self._turns()  # pyright: ignore[reportAssignmentType]
         try:
             step = next(steps)
-            while True:  # a plain run's turns yield only what is to be awaited
+            while True:
                 try:
-                    result = await cast("Awaitable[object]", step)
+                    result = await step
                 except BaseException as error:  # the turns see it where they waited
                     step = steps.throw(error)
                 else:
@@ -234,7 +235,7 @@ class _Run:
                 agent=plan.agent, session=session, context=context, state=state
             )
 
-    def _turns(self) -> Generator[_Step, object, None]:
+    def _turns(self) -> Generator[_Step, Any, None]:  # Any: sent values need no cast() call
         """The model and tool calls of the run, as steps for `respond()` or `updates()` to
         carry out: each awaitable it yields is awaited and its result sent back, each
         update (streaming only) is passed on, and a `_ModelStream` is streamed."""
@@ -257,7 +258,7 @@ class _Run:
             to_run = [*(c for c in outcome.to_run if c.call_id not in rerun), *granted.to_run]
             if to_run:
                 with grant_credentials(granted.credentials):
-                    batch = cast("ToolCallBatch", (yield self._invoke(to_run)))
+                    batch: ToolCallBatch = yield self._invoke(to_run)
                 results = [*batch.results, *results]
             added, paused = self._add_results(conversation, to_run, results)
             if self.stream:
@@ -292,13 +293,13 @@ class _Run:
                 self.guard.before_request()
             to_send = conversation[sent:]
             if self.compacting and not (sent or self.session.service_session_id):
-                to_send = cast("list[Message]", (yield self._compact(to_send)))
+                to_send = yield self._compact(to_send)
             step: _Step = (
                 _ModelStream(to_send, call_options, answer_only=limit is not None)
                 if self.stream
                 else self._call_model(to_send, call_options)
             )
-            response = cast("ChatResponse", (yield step))
+            response: ChatResponse = yield step
             if self.guard is not None:
                 self.guard.after_response(response.usage_details)
             calls = [c for m in response.messages for c in m.contents if c.type == "function_call"]
@@ -328,7 +329,7 @@ class _Run:
                 if self.stream:
                     yield self._update(Message("assistant", requests, author_name=self.author_name))
                 return
-            batch = cast("ToolCallBatch", (yield self._invoke(calls)))
+            batch = yield self._invoke(calls)
             rounds += 1
             added, paused = self._add_results(conversation, calls, batch.results)
             if self.stream:

@@ -7,7 +7,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from agentry.clients._retrying import retry_response, stream_with_retries
+from agentry.clients._retrying import RetriedStream, retry_response
 from agentry.errors import ChatClientError
 from agentry.middleware import ChatContext, MiddlewareTypes, run_pipeline, split_middleware
 from agentry.observability import get_telemetry_observer
@@ -183,7 +183,8 @@ class BaseChatClient:
         if not self.retries_own_calls:
             return None
         policy = options.get("retry", self.retry)
-        return policy if policy is not None and policy.enabled else None
+        # `policy.enabled`, read without the property's call: this runs per model call
+        return policy if policy is not None and policy.max_attempts > 1 else None
 
     async def _model_response(self, messages: list[Message], options: ChatOptions) -> ChatResponse:
         """The model's response, tried again under the call's retry policy; it names the
@@ -223,9 +224,7 @@ class BaseChatClient:
         policy = self._retry_policy(options)
         if policy is None:
             return self._inner_get_streaming_response(messages=messages, options=options)
-        return stream_with_retries(
-            policy, self._inner_get_streaming_response, messages, options, client=self
-        )
+        return RetriedStream(policy, self._inner_get_streaming_response, messages, options, self)
 
     async def _inner_get_response(
         self, *, messages: list[Message], options: ChatOptions

@@ -26,7 +26,7 @@ from agentry.types import (
     is_transient_error,
 )
 
-__all__ = ["StreamStart", "retry_response", "stream_with_retries", "usage_update"]
+__all__ = ["RetriedStream", "StreamStart", "retry_response", "usage_update"]
 
 _logger = get_logger("agentry.clients")
 
@@ -106,42 +106,99 @@ StreamStart = Callable[..., AsyncIterator[ChatResponseUpdate]]
 """A client's streaming method, called with the keywords `messages` and `options`."""
 
 
-async def stream_with_retries(
+class RetriedStream:
+    """The updates of `start(messages=..., options=...)`, starting it again while it
+    fails transiently before any part of the answer (an update with contents) was
+    passed on and the policy allows.
+
+    The first attempt is read through this small class (an async generator costs more:
+    asyncio keeps a record of each one begun); the attempts after a failure come from
+    `_later_attempts`.
+
+    Raises:
+        StreamInterruptedError: The stream failed transiently after updates were passed
+            on; it is not restarted, since the caller already has part of the answer.
+    """
+
+    __slots__ = ("answered", "call", "later", "updates")
+
+    def __init__(
+        self,
+        policy: RetryPolicy,
+        start: StreamStart,
+        messages: list[Message],
+        options: ChatOptions,
+        client: object,
+    ) -> None:
+        self.call = (policy, start, messages, options, client, time.monotonic())
+        self.updates: AsyncIterator[ChatResponseUpdate] = start(messages=messages, options=options)
+        self.answered = 0  # updates with contents passed on: parts of the answer the caller has
+        self.later = False  # the updates come from `_later_attempts`
+
+    def __aiter__(self) -> AsyncIterator[ChatResponseUpdate]:
+        return self
+
+    async def __anext__(self) -> ChatResponseUpdate:
+        try:
+            update = await self.updates.__anext__()
+        except ChatClientError as error:
+            if self.later:  # raised by `_later_attempts`, which gave up
+                raise
+            if self.answered:
+                if is_transient_error(error):
+                    raise _interrupted(error, self.answered) from error
+                raise
+            self.later = True
+            self.updates = _later_attempts(error, *self.call)
+            return await self.__anext__()
+        except StopAsyncIteration:
+            raise
+        except BaseException:  # the caller stopped early: close the model's stream now
+            await self.aclose()
+            raise
+        if update.contents:
+            self.answered += 1
+        return update
+
+    async def aclose(self) -> None:
+        """Close the model's stream (for a caller that stops early)."""
+        close = getattr(self.updates, "aclose", None)
+        if close is not None:
+            await close()
+
+
+async def _later_attempts(
+    failure: ChatClientError,
     policy: RetryPolicy,
     start: StreamStart,
     messages: list[Message],
     options: ChatOptions,
-    *,
     client: object,
+    started: float,
 ) -> AsyncIterator[ChatResponseUpdate]:
-    """The updates of `start(messages=..., options=...)`, starting it again while it
-    fails transiently before any part of the answer (an update with contents) was
-    yielded and the policy allows.
-
-    Raises:
-        StreamInterruptedError: The stream failed transiently after updates were yielded;
-            it is not restarted, since the caller already has part of the answer.
-    """
-    started = time.monotonic()
-    attempts: _Attempts | None = None  # made at the first failure: success costs little
+    """The updates of the attempts after the first failed with `failure` (none of its
+    updates had contents): the first update with contents of the attempt that answers
+    comes after one with the tokens the failed attempts were billed."""
+    attempts = _Attempts(policy, client, started)
+    error = failure
     while True:
+        await attempts.wait_or_raise(error)
         updates = start(messages=messages, options=options)
-        answered = 0  # updates with contents yielded: parts of the answer the caller has
+        answered = 0
         try:
             async for update in updates:
                 if update.contents:
-                    if not answered and attempts is not None and attempts.failed_usage:
+                    if not answered and attempts.failed_usage:
                         yield usage_update(attempts.failed_usage, update)
                     answered += 1
                 yield update
             return
-        except ChatClientError as error:
-            if answered and is_transient_error(error):
-                raise _interrupted(error, answered) from error
+        except ChatClientError as next_error:
+            if answered and is_transient_error(next_error):
+                raise _interrupted(next_error, answered) from next_error
             if answered:
                 raise
-            attempts = attempts or _Attempts(policy, client, started)
-            await attempts.wait_or_raise(error)
+            error = next_error
         except BaseException:  # the caller stopped early: close the model's stream now
             close = getattr(updates, "aclose", None)
             if close is not None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import json
 from collections.abc import Awaitable, Callable, Mapping
@@ -11,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, cast, overload, runtim
 from agentry.errors import ToolExecutionError
 from agentry.middleware import FunctionInvocationContext
 from agentry.tools._schema import SignatureModel, build_signature_model, warn_untyped_parameters
+from agentry.tools._worker_threads import call_in_worker_thread
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -151,7 +151,7 @@ class FunctionTool:
         Raises:
             ToolArgumentsError: The arguments do not fit the schema; the message says how.
         """
-        return self._signature_model().validate(arguments or {})
+        return (self._signature or self._signature_model()).validate(arguments or {})
 
     async def invoke(
         self,
@@ -185,9 +185,11 @@ class FunctionTool:
             raise ToolExecutionError(
                 f"tool {self.name!r} reached its limit of {self.max_invocations} invocations"
             )
-        values = dict(arguments or {}) if validated else self.validate_arguments(arguments)
+        values: Mapping[str, object] = (
+            (arguments or {}) if validated else self.validate_arguments(arguments)
+        )
         if self._context_parameter is not None:
-            values[self._context_parameter] = context
+            values = {**values, self._context_parameter: context}
         if self._accepts_kwargs and context is not None and context.kwargs:
             values = {**context.kwargs, **values}
         self.invocation_count += 1
@@ -196,10 +198,17 @@ class FunctionTool:
         if self.run_inline:
             result = self.func(**values)
         else:
-            result = await asyncio.to_thread(self.func, **values)
-        if inspect.isawaitable(result):
-            return await result
-        return result
+            result = await call_in_worker_thread(self.func, values)
+        if type(result) in _PLAIN_RESULTS or not inspect.isawaitable(result):
+            return result
+        return await result
+
+    @property
+    def takes_context(self) -> bool:
+        """Whether the function is given the invocation context: it has a parameter
+        annotated `FunctionInvocationContext`, or takes `**kwargs` (the run's
+        `function_invocation_kwargs`)."""
+        return self._context_parameter is not None or self._accepts_kwargs
 
     async def __call__(self, **arguments: object) -> Any:
         """Call the tool directly with keyword arguments (validated like a model's call)."""
@@ -284,6 +293,10 @@ def tool_result_to_text(result: object) -> str:
         return json.dumps(result, ensure_ascii=False, default=str)
     except (TypeError, ValueError):
         return str(result)
+
+
+_PLAIN_RESULTS = frozenset((str, int, float, bool, dict, list, tuple, bytes, type(None)))
+"""Result types a sync function returns that are never awaitable (checked first: quick)."""
 
 
 def _summary(docstring: str) -> str:

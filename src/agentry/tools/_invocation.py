@@ -138,22 +138,26 @@ async def _invoke_one(
             False,
         )
 
-    context = FunctionInvocationContext(
-        function=function,
-        arguments=arguments,
-        call_id=call_id,
-        tools=tools,
-        session=session,
-        kwargs=dict(run_kwargs) if run_kwargs else None,
-    )
-
-    try:
-        if middleware:
-            await _call_through(middleware, context, function)
-        else:
-            context.result = await function.invoke(
-                arguments=arguments, context=context, validated=True
+    try:  # a context only for those who see it: middleware, or a tool that takes it
+        if middleware or function.takes_context:
+            context = FunctionInvocationContext(
+                function=function,
+                arguments=arguments,
+                call_id=call_id,
+                tools=tools,
+                session=session,
+                kwargs=dict(run_kwargs) if run_kwargs else None,
             )
+            if middleware:
+                await _call_through(middleware, context, function)
+            else:
+                context.result = await function.invoke(
+                    arguments=arguments, context=context, validated=True
+                )
+            result, terminate = context.result, context.terminate
+        else:
+            result = await function.invoke(arguments=arguments, validated=True)
+            terminate = False
     except AuthorizationRequired as request:  # not a failure: the run pauses to ask for it
         return (
             Content("function_result", call_id=call_id, result=None, exception=request),
@@ -168,11 +172,7 @@ async def _invoke_one(
             True,
             False,
         )
-    return (
-        Content("function_result", call_id=call_id, result=context.result),
-        False,
-        context.terminate,
-    )
+    return Content("function_result", call_id=call_id, result=result), False, terminate
 
 
 async def _call_through(

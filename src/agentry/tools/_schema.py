@@ -21,6 +21,9 @@ __all__ = [
 ]
 
 
+_DICT = (dict,)
+"""Checked before `Mapping`: a type test is quicker than the abstract class's check."""
+
 _ARG_LINE = re.compile(r"^\s{2,}(\*{0,2}\w+)(?:\s*\([^)]*\))?:\s*(.*)$")
 
 
@@ -33,7 +36,9 @@ class SignatureModel:
         self._tool_name = tool_name
         self._model = model
         self._schema = dict(schema) if schema is not None else None
-        self._field_names = tuple(model.model_fields) if model is not None else ()
+        # the model's own validator, called straight (`model_validate` adds a layer per
+        # call); taken at the first call, when a model with forward references is complete
+        self._validate_python: Callable[[object], BaseModel] | None = None
 
     def json_schema(self) -> dict[str, Any]:
         """The JSON schema of the arguments object."""
@@ -46,7 +51,7 @@ class SignatureModel:
 
     def validate(self, arguments: Mapping[str, object]) -> dict[str, Any]:
         """Validated arguments, converted to the function's parameter types."""
-        if not isinstance(arguments, Mapping):  # pyright: ignore[reportUnnecessaryIsInstance]
+        if type(arguments) not in _DICT and not isinstance(arguments, Mapping):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise ToolArgumentsError(
                 f"arguments for tool {self._tool_name!r} must be an object, "
                 f"got {type(arguments).__name__}"
@@ -54,7 +59,12 @@ class SignatureModel:
         if self._model is None:
             return self._validate_against_schema(arguments)
         try:
-            instance = self._model.model_validate(arguments)
+            validate = self._validate_python
+            if validate is None:
+                validate = self._validate_python = (
+                    self._model.__pydantic_validator__.validate_python
+                )
+            instance = validate(arguments)
         except Exception as error:
             from pydantic import ValidationError
 
@@ -67,7 +77,10 @@ class SignatureModel:
             raise ToolArgumentsError(
                 f"invalid arguments for tool {self._tool_name!r}: {problems}"
             ) from None
-        return {name: getattr(instance, name) for name in self._field_names}
+        # a model instance keeps exactly its fields' values in `__dict__` (extras and
+        # private attributes live elsewhere), and this instance is nobody else's
+        values: dict[str, Any] = instance.__dict__  # pyright: ignore[reportAssignmentType]
+        return values
 
     def _validate_against_schema(self, arguments: Mapping[str, object]) -> dict[str, Any]:
         schema = self.json_schema()

@@ -18,6 +18,7 @@ RoleLiteral = Literal["system", "user", "assistant", "tool"]
 """The roles of a message."""
 
 _ROLES = frozenset(("system", "user", "assistant", "tool"))
+_LIST = (list,)
 
 
 def to_contents(contents: Iterable[Content | str] | Content | str | None) -> list[Content]:
@@ -148,6 +149,13 @@ def normalize_messages(messages: AgentRunInputs | None) -> list[Message]:
     """Turn run input into a list of messages; text and bare contents become user messages."""
     if messages is None:
         return []
+    if type(messages) in _LIST:  # a list of messages (as each model call sends): copied
+        listed: list[Message] = messages  # pyright: ignore[reportAssignmentType]
+        for message in listed:
+            if type(message) is not Message:
+                break
+        else:
+            return listed.copy()
     if isinstance(messages, str):
         return [Message("user", [Content("text", text=messages)])]
     if isinstance(messages, Message):
