@@ -194,3 +194,19 @@ async def test_a_sync_call_cancelled_before_a_thread_takes_it_up_never_runs() ->
     pool.shutdown(wait=True)  # the queued call has been taken up by now, or dropped
 
     assert ran == []
+
+
+async def test_a_sync_tool_raising_stop_iteration_fails_its_call_instead_of_hanging() -> None:
+    @tool
+    def exhausted() -> str:
+        """Read past the end of an iterator."""
+        return next(iter(()))
+
+    client = ScriptedChatClient([ScriptedChatClient.function_call("exhausted"), "done"])
+    response = await asyncio.wait_for(
+        Agent(client=client, tools=[exhausted]).run("go"), timeout=HANG_GUARD
+    )
+
+    results = [c for m in response.messages if m.role == "tool" for c in m.contents]
+    assert isinstance(results[0].exception, RuntimeError)
+    assert isinstance(results[0].exception.__cause__, StopIteration)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
-import functools
 from collections.abc import Callable, Mapping
 from concurrent.futures import Executor
 from typing import Any
@@ -30,8 +29,7 @@ async def call_in_worker_thread(
     # loop made it (or on a loop that keeps it elsewhere), `run_in_executor` makes it.
     executor = getattr(loop, "_default_executor", None)
     if not isinstance(executor, Executor):
-        call = functools.partial(context.run, function, **arguments)
-        return await loop.run_in_executor(None, call)
+        return await loop.run_in_executor(None, lambda: context.run(_call, function, arguments))
     outcome = loop.create_future()
     executor.submit(_run, loop, outcome, context, function, arguments)
     return await outcome
@@ -48,11 +46,18 @@ def _run(
     if outcome.cancelled():  # its task was cancelled while the call waited for a thread
         return
     try:
-        result = context.run(function, **arguments)
+        result = context.run(_call, function, arguments)
     except BaseException as error:  # as the executor would: the awaiting task gets it
         _hand_over(loop, _set_exception, outcome, error)
     else:
         _hand_over(loop, _set_result, outcome, result)
+
+
+def _call(function: Callable[..., object], arguments: Mapping[str, object]) -> object:
+    try:
+        return function(**arguments)
+    except StopIteration as error:  # an asyncio future refuses it and would never settle
+        raise RuntimeError(f"the function raised {error!r}") from error
 
 
 def _hand_over(
