@@ -251,6 +251,49 @@ async def test_malformed_session_counts_are_mended_keeping_what_is_readable() ->
     }
 
 
+async def test_session_counts_that_are_not_whole_numbers_are_mended() -> None:
+    client = ScriptedChatClient([_answer(tokens=10)])
+    agent = Agent(client=client, session_usage_limits=UsageLimits(requests=3))
+    session = AgentSession()
+    session.state["agentry.usage"] = {
+        "requests": "2",
+        "tool_calls": None,
+        "input_tokens": 7,
+        "output_tokens": 1.5,
+        "total_tokens": True,
+    }
+
+    await agent.run("Hello", session=session)
+
+    assert session.state["agentry.usage"] == {
+        "requests": 1,
+        "tool_calls": 0,
+        "input_tokens": 17,
+        "output_tokens": 5,
+        "total_tokens": 15,
+    }
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_a_response_without_a_total_counts_its_input_and_output(stream: bool) -> None:
+    no_total = ScriptedChatClient.function_call("get_weather", {"city": "Oslo"})
+    no_total.usage_details = {"input_token_count": 30, "output_token_count": 25}
+    no_usage = ScriptedChatClient.function_call("get_weather", {"city": "Rome"})
+    client = ScriptedChatClient([no_usage, no_total, _answer()])
+    agent = Agent(client=client, tools=[get_weather])
+
+    with pytest.raises(UsageLimitExceededError, match="55 total tokens spent went past") as caught:
+        await _run(agent, stream=stream, usage_limits=UsageLimits(total_tokens=50))
+
+    assert caught.value.usage == {
+        "requests": 2,
+        "tool_calls": 1,
+        "input_tokens": 30,
+        "output_tokens": 25,
+        "total_tokens": 55,
+    }
+
+
 async def test_approved_calls_count_against_the_sessions_tool_call_limit() -> None:
     @tool(approval_mode="always_require")
     def delete_file(path: str) -> str:
