@@ -277,7 +277,7 @@ async def test_session_counts_that_are_not_whole_numbers_are_mended() -> None:
 @pytest.mark.parametrize("stream", [False, True])
 async def test_a_response_without_a_total_counts_its_input_and_output(stream: bool) -> None:
     no_total = ScriptedChatClient.function_call("get_weather", {"city": "Oslo"})
-    no_total.usage_details = {"input_token_count": 30, "output_token_count": 25}
+    no_total.usage_details = UsageDetails(input_token_count=30, output_token_count=25)
     no_usage = ScriptedChatClient.function_call("get_weather", {"city": "Rome"})
     client = ScriptedChatClient([no_usage, no_total, _answer()])
     agent = Agent(client=client, tools=[get_weather])
@@ -315,3 +315,33 @@ async def test_approved_calls_count_against_the_sessions_tool_call_limit() -> No
 
     assert looked_up == []
     assert (caught.value.limit, caught.value.scope) == ("tool_calls", "session")
+
+
+async def test_damaged_session_counts_are_mended_before_approved_calls_run() -> None:
+    @tool(approval_mode="always_require")
+    def delete_file(path: str) -> str:
+        """Delete a file."""
+        looked_up.append(path)
+        return f"deleted {path}"
+
+    deletion = ScriptedChatClient.function_call("delete_file", {"path": "a.txt"})
+    client = ScriptedChatClient([deletion, _answer("Deleted it.")])
+    agent = Agent(
+        client=client, tools=[delete_file], session_usage_limits=UsageLimits(tool_calls=1)
+    )
+    session = AgentSession()
+    first = await agent.run("Delete a.txt", session=session)
+    session.state["agentry.usage"] = {"tool_calls": "one", "requests": 1}
+    approval = first.user_input_requests[0].to_function_approval_response(approved=True)
+
+    response = await agent.run(Message("user", [approval]), session=session)
+
+    assert response.text == "Deleted it."
+    assert looked_up == ["a.txt"]
+    assert session.state["agentry.usage"] == {
+        "requests": 2,
+        "tool_calls": 1,
+        "input_tokens": 10,
+        "output_tokens": 5,
+        "total_tokens": 15,
+    }

@@ -49,7 +49,9 @@ class UsageGuard:
     """The usage of one run, checked against the run's limits and the session's.
 
     With session limits, the session's counts live in `state[SESSION_USAGE_KEY]` (plain
-    JSON, so they survive the session's serialization) and grow with every response.
+    JSON, so they survive the session's serialization) and grow with every response. They
+    are taken as stored; if they are damaged, the first check that reads them (of a request
+    or of tool calls, which come before any response is counted) mends them.
     Each limit is a cap per unit (a unit without a limit has a cap no count reaches), so
     each check is a few comparisons written out, whatever limits are set; which limit was
     reached is worked out only when one is.
@@ -158,9 +160,15 @@ class UsageGuard:
     def before_tool_calls(self, count: int) -> None:
         """Raise if running `count` more tool calls would break a tool-call limit."""
         session = self._session
-        if self.tool_calls + count > self._caps[1] or (
-            session is not None and session["tool_calls"] + count > self._session_caps[1]
-        ):
+        try:
+            session_past = (
+                session is not None and session["tool_calls"] + count > self._session_caps[1]
+            )
+        except (KeyError, TypeError):  # the stored counts are damaged
+            self._session = _session_counts(self._state)
+            self.before_tool_calls(count)
+            return
+        if self.tool_calls + count > self._caps[1] or session_past:
             raise self._reached(
                 lambda name, spent, value: name == "tool_calls" and spent + count > value,
                 asked=count,
