@@ -132,14 +132,15 @@ class UsageGuard:
     def before_request(self) -> None:
         """Raise if one more model request would break a limit: the request limit, or a
         token limit the tokens already spent have reached."""
-        requests_cap, _, input_cap, output_cap, total_cap = self._caps
-        if (
-            self.requests >= requests_cap
-            or self.input_tokens >= input_cap
-            or self.output_tokens >= output_cap
-            or self.total_tokens >= total_cap
-        ):
-            raise self._reached(_REACHED_BEFORE_REQUEST, asked=1)
+        if self._limits is not None:  # without run limits, only the session's are checked
+            requests_cap, _, input_cap, output_cap, total_cap = self._caps
+            if (
+                self.requests >= requests_cap
+                or self.input_tokens >= input_cap
+                or self.output_tokens >= output_cap
+                or self.total_tokens >= total_cap
+            ):
+                raise self._reached(_REACHED_BEFORE_REQUEST, asked=1)
         session = self._session
         if session is not None:
             requests_cap, _, input_cap, output_cap, total_cap = self._session_caps
@@ -195,8 +196,12 @@ class UsageGuard:
         self.input_tokens = input_tokens
         self.output_tokens = output_tokens
         self.total_tokens = total_tokens
-        _, _, input_cap, output_cap, total_cap = self._caps
-        passed = input_tokens > input_cap or output_tokens > output_cap or total_tokens > total_cap
+        passed = False
+        if self._limits is not None:
+            _, _, input_cap, output_cap, total_cap = self._caps
+            passed = (
+                input_tokens > input_cap or output_tokens > output_cap or total_tokens > total_cap
+            )
         session = self._session
         if session is not None:
             session["requests"] += 1
