@@ -52,17 +52,19 @@ def rounds_in_turn(
     repeats: int, iterations: int, make_runs: Mapping[str, Callable[[], Awaitable[None]]]
 ) -> dict[str, list[float]]:
     """The mean time, in seconds, of one awaited run of each of `make_runs` in each of
-    `repeats` rounds, the rounds of the runs taken in turn so that a busy machine slows
-    neighbouring rounds alike (compare them round by round)."""
+    `repeats` rounds, the rounds of the runs taken in turn, in reverse order every other
+    round (A B, B A, ...) so that a busy machine, or a drift in either direction, slows
+    neighbouring rounds alike (compare them round by round, or the best of each)."""
 
     async def all_rounds() -> dict[str, list[float]]:
         for make_run in make_runs.values():
             for _ in range(3):
                 await make_run()
         times: dict[str, list[float]] = {name: [] for name in make_runs}
-        for _ in range(repeats):
-            for name, make_run in make_runs.items():
-                times[name].append(await _round(iterations, make_run))
+        names = list(make_runs)
+        for repeat in range(repeats):
+            for name in names if repeat % 2 == 0 else reversed(names):
+                times[name].append(await _round(iterations, make_runs[name]))
         return times
 
     return asyncio.run(all_rounds())

@@ -30,6 +30,19 @@ def _usage(tokens: int) -> UsageDetails:
     return {"input_token_count": tokens, "output_token_count": 5, "total_token_count": tokens + 5}
 
 
+def _counts(
+    requests: int, tool_calls: int, input_tokens: int, output_tokens: int, total_tokens: int
+) -> dict[str, int]:
+    """Usage counts by unit, as the error and the session's state give them."""
+    return {
+        "requests": requests,
+        "tool_calls": tool_calls,
+        "input_tokens": input_tokens,
+        "output_tokens": output_tokens,
+        "total_tokens": total_tokens,
+    }
+
+
 def _answer(text: str = "Sunny.", tokens: int = 10) -> ChatResponse:
     return ScriptedChatClient.reply(text, usage_details=_usage(tokens))
 
@@ -67,13 +80,7 @@ async def test_a_request_limit_stops_the_run_before_the_call_past_it(stream: boo
     assert looked_up == ["Oslo", "Rome"]
     error = caught.value
     assert (error.limit, error.scope, error.value) == ("requests", "run", 2)
-    assert error.usage == {
-        "requests": 2,
-        "tool_calls": 2,
-        "input_tokens": 20,
-        "output_tokens": 10,
-        "total_tokens": 30,
-    }
+    assert error.usage == _counts(2, 2, 20, 10, 30)
     assert UsageLimitExceeded is UsageLimitExceededError
 
 
@@ -242,13 +249,38 @@ async def test_malformed_session_counts_are_mended_keeping_what_is_readable() ->
 
     await agent.run("Hello", session=session)
 
-    assert session.state["agentry.usage"] == {
-        "requests": 1,
-        "tool_calls": 0,
-        "input_tokens": 10,
-        "output_tokens": 5,
-        "total_tokens": 18,
+    assert session.state["agentry.usage"] == _counts(1, 0, 10, 5, 18)
+
+
+async def test_session_counts_that_are_not_whole_numbers_are_mended() -> None:
+    client = ScriptedChatClient([_answer(tokens=10)])
+    agent = Agent(client=client, session_usage_limits=UsageLimits(requests=3))
+    session = AgentSession()
+    session.state["agentry.usage"] = {
+        "requests": "2",
+        "tool_calls": None,
+        "input_tokens": 7,
+        "output_tokens": 1.5,
+        "total_tokens": True,
     }
+
+    await agent.run("Hello", session=session)
+
+    assert session.state["agentry.usage"] == _counts(1, 0, 17, 5, 15)
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_a_response_without_a_total_counts_its_input_and_output(stream: bool) -> None:
+    no_total = ScriptedChatClient.function_call("get_weather", {"city": "Oslo"})
+    no_total.usage_details = UsageDetails(input_token_count=30, output_token_count=25)
+    no_usage = ScriptedChatClient.function_call("get_weather", {"city": "Rome"})
+    client = ScriptedChatClient([no_usage, no_total, _answer()])
+    agent = Agent(client=client, tools=[get_weather])
+
+    with pytest.raises(UsageLimitExceededError, match="55 total tokens spent went past") as caught:
+        await _run(agent, stream=stream, usage_limits=UsageLimits(total_tokens=50))
+
+    assert caught.value.usage == _counts(2, 1, 30, 25, 55)
 
 
 async def test_approved_calls_count_against_the_sessions_tool_call_limit() -> None:
@@ -272,3 +304,27 @@ async def test_approved_calls_count_against_the_sessions_tool_call_limit() -> No
 
     assert looked_up == []
     assert (caught.value.limit, caught.value.scope) == ("tool_calls", "session")
+
+
+async def test_damaged_session_counts_are_mended_before_approved_calls_run() -> None:
+    @tool(approval_mode="always_require")
+    def delete_file(path: str) -> str:
+        """Delete a file."""
+        looked_up.append(path)
+        return f"deleted {path}"
+
+    deletion = ScriptedChatClient.function_call("delete_file", {"path": "a.txt"})
+    client = ScriptedChatClient([deletion, _answer("Deleted it.")])
+    agent = Agent(
+        client=client, tools=[delete_file], session_usage_limits=UsageLimits(tool_calls=1)
+    )
+    session = AgentSession()
+    first = await agent.run("Delete a.txt", session=session)
+    session.state["agentry.usage"] = {"tool_calls": "one", "requests": 1}
+    approval = first.user_input_requests[0].to_function_approval_response(approved=True)
+
+    response = await agent.run(Message("user", [approval]), session=session)
+
+    assert response.text == "Deleted it."
+    assert looked_up == ["a.txt"]
+    assert session.state["agentry.usage"] == _counts(2, 1, 10, 5, 15)

@@ -29,14 +29,29 @@ _UNITS = {
 _Breaks = Callable[[str, int, int], bool]
 """Whether a limit is broken: `(name, count, value) -> bool`."""
 
-_UNLIMITED = UsageLimits()
+_NO_CAPS = UsageLimits().caps
+"""The caps of no limits: no count reaches them."""
+
+
+def _reached_before_request(name: str, count: int, value: int) -> bool:
+    return name != "tool_calls" and count >= value
+
+
+def _passed(name: str, count: int, value: int) -> bool:
+    return count > value
+
+
+_REACHED_BEFORE_REQUEST: _Breaks = _reached_before_request
+_PASSED: _Breaks = _passed
 
 
 class UsageGuard:
     """The usage of one run, checked against the run's limits and the session's.
 
     With session limits, the session's counts live in `state[SESSION_USAGE_KEY]` (plain
-    JSON, so they survive the session's serialization) and grow with every response.
+    JSON, so they survive the session's serialization) and grow with every response. They
+    are taken as stored; if they are damaged, the first check that reads them (of a request
+    or of tool calls, which come before any response is counted) mends them.
     Each limit is a cap per unit (a unit without a limit has a cap no count reaches), so
     each check is a few comparisons written out, whatever limits are set; which limit was
     reached is worked out only when one is.
@@ -59,20 +74,22 @@ class UsageGuard:
         run requests 1
     """
 
+    requests: int
+    tool_calls: int
+    input_tokens: int
+    output_tokens: int
+    total_tokens: int
+    _caps: tuple[int, int, int, int, int]
+    _session_caps: tuple[int, int, int, int, int]
+    _state: MutableMapping[str, object]
+
     __slots__ = (
-        "_input_cap",
+        "_caps",
         "_limits",
-        "_output_cap",
-        "_requests_cap",
         "_session",
-        "_session_input_cap",
+        "_session_caps",
         "_session_limits",
-        "_session_output_cap",
-        "_session_requests_cap",
-        "_session_tool_calls_cap",
-        "_session_total_cap",
-        "_tool_calls_cap",
-        "_total_cap",
+        "_state",
         "input_tokens",
         "output_tokens",
         "requests",
@@ -89,24 +106,17 @@ class UsageGuard:
         self.requests = self.tool_calls = 0
         self.input_tokens = self.output_tokens = self.total_tokens = 0
         self._limits = limits
+        self._caps = _NO_CAPS if limits is None else limits.caps
         self._session_limits = session_limits
-        (
-            self._requests_cap,
-            self._tool_calls_cap,
-            self._input_cap,
-            self._output_cap,
-            self._total_cap,
-        ) = (limits or _UNLIMITED).caps()
         self._session: dict[str, int] | None = None
         if session_limits is not None:
-            self._session = _session_counts(state)
-            (
-                self._session_requests_cap,
-                self._session_tool_calls_cap,
-                self._session_input_cap,
-                self._session_output_cap,
-                self._session_total_cap,
-            ) = session_limits.caps()
+            self._state = state
+            counts = state.get(SESSION_USAGE_KEY)
+            if counts is None:  # the session's first run with limits
+                counts = state[SESSION_USAGE_KEY] = dict.fromkeys(_UNITS, 0)
+            # Taken as it is: damaged counts fail the first check, which mends them.
+            self._session = counts  # pyright: ignore[reportAttributeAccessIssue]
+            self._session_caps = session_limits.caps
 
     @property
     def usage(self) -> dict[str, int]:
@@ -122,31 +132,44 @@ class UsageGuard:
     def before_request(self) -> None:
         """Raise if one more model request would break a limit: the request limit, or a
         token limit the tokens already spent have reached."""
+        if self._limits is not None:  # without run limits, only the session's are checked
+            requests_cap, _, input_cap, output_cap, total_cap = self._caps
+            if (
+                self.requests >= requests_cap
+                or self.input_tokens >= input_cap
+                or self.output_tokens >= output_cap
+                or self.total_tokens >= total_cap
+            ):
+                raise self._reached(_REACHED_BEFORE_REQUEST, asked=1)
         session = self._session
-        if (
-            self.requests >= self._requests_cap
-            or self.input_tokens >= self._input_cap
-            or self.output_tokens >= self._output_cap
-            or self.total_tokens >= self._total_cap
-        ) or (
-            session is not None
-            and (
-                session["requests"] >= self._session_requests_cap
-                or session["input_tokens"] >= self._session_input_cap
-                or session["output_tokens"] >= self._session_output_cap
-                or session["total_tokens"] >= self._session_total_cap
-            )
-        ):
-            raise self._reached(
-                lambda name, count, value: name != "tool_calls" and count >= value, asked=1
-            )
+        if session is not None:
+            requests_cap, _, input_cap, output_cap, total_cap = self._session_caps
+            try:
+                reached = (
+                    session["requests"] >= requests_cap
+                    or session["input_tokens"] >= input_cap
+                    or session["output_tokens"] >= output_cap
+                    or session["total_tokens"] >= total_cap
+                )
+            except (KeyError, TypeError):  # the stored counts are damaged
+                self._session = _session_counts(self._state)
+                reached = False
+                self.before_request()
+            if reached:
+                raise self._reached(_REACHED_BEFORE_REQUEST, asked=1)
 
     def before_tool_calls(self, count: int) -> None:
         """Raise if running `count` more tool calls would break a tool-call limit."""
         session = self._session
-        if self.tool_calls + count > self._tool_calls_cap or (
-            session is not None and session["tool_calls"] + count > self._session_tool_calls_cap
-        ):
+        try:
+            session_past = (
+                session is not None and session["tool_calls"] + count > self._session_caps[1]
+            )
+        except (KeyError, TypeError):  # the stored counts are damaged
+            self._session = _session_counts(self._state)
+            self.before_tool_calls(count)
+            return
+        if self.tool_calls + count > self._caps[1] or session_past:
             raise self._reached(
                 lambda name, spent, value: name == "tool_calls" and spent + count > value,
                 asked=count,
@@ -158,34 +181,42 @@ class UsageGuard:
     def after_response(self, usage_details: UsageDetails | None) -> None:
         """Count one response; raise if its tokens went past a token limit (request and
         tool-call counts never pass theirs: they are checked before)."""
-        input_tokens = output_tokens = total_tokens = 0
-        if usage_details:
-            input_tokens = usage_details.get("input_token_count") or 0
-            output_tokens = usage_details.get("output_token_count") or 0
-            total_tokens = usage_details.get("total_token_count") or input_tokens + output_tokens
+        usage: UsageDetails = usage_details  # pyright: ignore[reportAssignmentType] # None fails below
+        try:  # what providers report: the three counts, as whole numbers
+            spent_input = usage["input_token_count"]  # pyright: ignore[reportTypedDictNotRequiredAccess]
+            spent_output = usage["output_token_count"]  # pyright: ignore[reportTypedDictNotRequiredAccess]
+            spent_total = usage["total_token_count"] or spent_input + spent_output  # pyright: ignore[reportTypedDictNotRequiredAccess]
+            input_tokens = self.input_tokens + spent_input
+            output_tokens = self.output_tokens + spent_output
+            total_tokens = self.total_tokens + spent_total
+        except (KeyError, TypeError):  # no usage, or part of it
+            self.after_response(_all_counts(usage_details))
+            return
         self.requests += 1
-        self.input_tokens += input_tokens
-        self.output_tokens += output_tokens
-        self.total_tokens += total_tokens
+        self.input_tokens = input_tokens
+        self.output_tokens = output_tokens
+        self.total_tokens = total_tokens
+        passed = False
+        if self._limits is not None:
+            _, _, input_cap, output_cap, total_cap = self._caps
+            passed = (
+                input_tokens > input_cap or output_tokens > output_cap or total_tokens > total_cap
+            )
         session = self._session
         if session is not None:
             session["requests"] += 1
-            session["input_tokens"] += input_tokens
-            session["output_tokens"] += output_tokens
-            session["total_tokens"] += total_tokens
-        if (
-            self.input_tokens > self._input_cap
-            or self.output_tokens > self._output_cap
-            or self.total_tokens > self._total_cap
-        ) or (
-            session is not None
-            and (
-                session["input_tokens"] > self._session_input_cap
-                or session["output_tokens"] > self._session_output_cap
-                or session["total_tokens"] > self._session_total_cap
+            session["input_tokens"] = input_tokens = session["input_tokens"] + spent_input
+            session["output_tokens"] = output_tokens = session["output_tokens"] + spent_output
+            session["total_tokens"] = total_tokens = session["total_tokens"] + spent_total
+            _, _, input_cap, output_cap, total_cap = self._session_caps
+            passed = (
+                passed
+                or input_tokens > input_cap
+                or output_tokens > output_cap
+                or total_tokens > total_cap
             )
-        ):
-            raise self._reached(lambda name, count, value: count > value)
+        if passed:
+            raise self._reached(_PASSED)
 
     def _reached(self, breaks: _Breaks, *, asked: int | None = None) -> UsageLimitExceededError:
         """The error for the first limit, the run's before the session's, that `breaks`."""
@@ -202,11 +233,26 @@ class UsageGuard:
         raise AssertionError("a usage cap was reached, but no limit")  # pragma: no cover
 
 
+def _all_counts(usage_details: UsageDetails | None) -> UsageDetails:
+    """The input, output and total tokens a response reports, what it leaves out as 0 (and
+    a total it leaves out as its input and output together)."""
+    usage = usage_details or UsageDetails()
+    input_tokens = usage.get("input_token_count") or 0
+    output_tokens = usage.get("output_token_count") or 0
+    return UsageDetails(
+        input_token_count=input_tokens,
+        output_token_count=output_tokens,
+        total_token_count=usage.get("total_token_count") or input_tokens + output_tokens,
+    )
+
+
 def _session_counts(state: MutableMapping[str, object]) -> dict[str, int]:
     """The session's counts, kept in its state (anything malformed there counts as 0)."""
     stored = state.get(SESSION_USAGE_KEY)
     if type(stored) is dict and stored.keys() == _UNITS.keys():
-        return stored  # pyright: ignore[reportUnknownVariableType] # written here, as ints
+        counts = cast("dict[str, object]", stored)
+        if all(type(count) is int for count in counts.values()):
+            return cast("dict[str, int]", counts)
     fresh = dict.fromkeys(_UNITS, 0)
     if isinstance(stored, Mapping):
         for name, value in cast("Mapping[str, object]", stored).items():

@@ -43,9 +43,11 @@ class UsageLimits:
     output_tokens: int | None = None
     total_tokens: int | None = None
     _set: tuple[tuple[str, int], ...] = field(init=False, repr=False, compare=False, default=())
-    _caps: tuple[int, int, int, int, int] = field(
+    caps: tuple[int, int, int, int, int] = field(
         init=False, repr=False, compare=False, default=(0, 0, 0, 0, 0)
     )
+    """Each limit in `USAGE_NAMES` order, `sys.maxsize` where none is set: what a count is
+    compared with, so a check is the same few comparisons whatever limits are set."""
 
     def __post_init__(self) -> None:
         limits: list[tuple[str, int]] = []
@@ -66,13 +68,8 @@ class UsageLimits:
         object.__setattr__(self, "_set", tuple(limits))
         set_limits = dict(limits)
         caps = [set_limits.get(name, _NO_LIMIT) for name in USAGE_NAMES]
-        object.__setattr__(self, "_caps", tuple(caps))
+        object.__setattr__(self, "caps", tuple(caps))
 
     def items(self) -> tuple[tuple[str, int], ...]:
         """The limits that are set, as (name, value) pairs."""
         return self._set
-
-    def caps(self) -> tuple[int, int, int, int, int]:
-        """Each limit in `USAGE_NAMES` order, `sys.maxsize` where none is set: what a count
-        is compared with, so a check is the same few comparisons whatever limits are set."""
-        return self._caps
