@@ -16,6 +16,8 @@ import time
 import sqlalchemy as sa
 from dbos import DBOS
 
+from agentry.storage import lock_schema_changes
+
 __all__ = ["WORKERS_TABLE", "WorkerWatch", "sync_url"]
 
 logger = logging.getLogger("agentry.durable")
@@ -58,7 +60,9 @@ class WorkerWatch:
 
     def start(self) -> None:
         """Create the table if needed, beat once, and watch until `stop`."""
-        self._table.create(self._engine, checkfirst=True)
+        with self._engine.begin() as connection:
+            lock_schema_changes(connection)  # workers starting together race to create it
+            self._table.create(connection, checkfirst=True)
         self._beat()
         self._thread.start()
 

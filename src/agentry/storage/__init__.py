@@ -31,6 +31,7 @@ _EXPORTS: dict[str, str] = {
     "default_database_url": "agentry.storage._urls",
     "ensure_schema": "agentry.storage._schema",
     "ensure_sqlite_schema": "agentry.storage._sqlite_versions",
+    "lock_schema_changes": "agentry.storage._schema",
     "open_sqlite_store": "agentry.storage._sqlite_versions",
     "read_schema_versions": "agentry.storage._schema",
     "safe_url": "agentry.storage._urls",
@@ -55,6 +56,7 @@ __all__ = [
     "default_database_url",
     "ensure_schema",
     "ensure_sqlite_schema",
+    "lock_schema_changes",
     "open_sqlite_store",
     "read_schema_versions",
     "safe_url",
@@ -83,6 +85,7 @@ if TYPE_CHECKING:
         Schema,
         create_tables,
         ensure_schema,
+        lock_schema_changes,
         read_schema_versions,
     )
     from agentry.storage._settings import PoolSettings

@@ -27,6 +27,7 @@ __all__ = [
     "Schema",
     "create_tables",
     "ensure_schema",
+    "lock_schema_changes",
     "read_schema_versions",
 ]
 
@@ -70,6 +71,13 @@ class Schema:
     def version(self) -> int:
         """The version this code writes: the number of migrations."""
         return len(self.migrations)
+
+
+def lock_schema_changes(connection: sa.Connection) -> None:
+    """On PostgreSQL, hold agentry's schema lock until `connection`'s transaction ends, so
+    processes starting together do not race to create the same table (elsewhere a no-op)."""
+    if connection.dialect.name == "postgresql":
+        connection.execute(sa.select(sa.func.pg_advisory_xact_lock(_LOCK_KEY)))
 
 
 def create_tables(connection: sa.Connection, metadata: sa.MetaData) -> None:
