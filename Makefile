@@ -88,8 +88,12 @@ lint: install
 typecheck: install
 	$(VENV)/bin/basedpyright
 
+# One pytest-xdist worker per core, each test module on one worker (its module-scoped servers
+# and models start once), modules in file order so the slow A2A process tests start first.
+# `make unit TEST_WORKERS=0` runs the suite in one process.
+TEST_WORKERS ?= $(shell nproc)
 unit: install mcp-servers llama-server postgres
-	$(VENV)/bin/pytest
+	$(VENV)/bin/pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 test: lint typecheck unit
 

@@ -20,7 +20,7 @@ from .conftest import a2a_client
 from .helpers import artifact_text, send_blocking, user_message
 from .processes import ROOT, served
 
-pytestmark = pytest.mark.timeout(60)
+pytestmark = pytest.mark.timeout(120)  # a hang guard: two restarts on a busy machine
 
 
 @asynccontextmanager
