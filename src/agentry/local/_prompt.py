@@ -266,8 +266,6 @@ _RULES = """Rules:
 knowledge, math, writing, advice and translation need no tool.
 - Call a tool only with values the user or a result gave. If a required value is missing or \
 unclear, ask for it; never make one up.
-- A value the request only points to (the city where Ana lives) is not given: first call the \
-tool that finds it, then the next tool with the value from its result.
 - After results, answer from them (their facts and numbers), or call the next tool with a \
 value taken from them.
 - Results serve only the request they follow: a new request needs its own call.
