@@ -8,6 +8,9 @@ user message's decision step. That decision step reuses llama.cpp's prompt cache
 answer step kept the tool step's prompt prefix; it is compared with the same request with its
 whole prompt evaluated afresh (a cache miss).
 
+The third line generates the same reply with llama-cpp-python alone, on the same file with the
+same threads, and prints agentry's decode rate as a share of it.
+
 Run: `python -m benchmarks.local_model [--model NAME] [--threads N]`.
 """
 
@@ -16,6 +19,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import time
+from typing import Any, cast
 
 from agentry import ChatOptions, Content, Message, tool
 from agentry.local import DEFAULT_LOCAL_MODEL, LocalChatClient
@@ -26,8 +30,8 @@ _PROMPT = "Write a short paragraph about the history of the bicycle."
 _TOKENS = 96
 
 
-async def measure(model: str = DEFAULT_LOCAL_MODEL, n_threads: int | None = None) -> None:
-    """Print one line of figures for `model`."""
+async def measure(model: str = DEFAULT_LOCAL_MODEL, n_threads: int | None = None) -> float:
+    """Print one line of figures for `model`; return its decode rate in tokens/s."""
     client = LocalChatClient(model, n_threads=n_threads)
     started = time.perf_counter()
     info = await client.load()
@@ -53,6 +57,37 @@ async def measure(model: str = DEFAULT_LOCAL_MODEL, n_threads: int | None = None
         f"load {info.load_seconds:5.2f} s (ready incl. sha256 {ready:5.2f} s)   "
         f"first token {(first_token or 0.0) * 1000:6.0f} ms   "
         f"{rate:5.1f} tokens/s ({generated} tokens)"
+    )
+    return rate
+
+
+def measure_raw(model: str, n_threads: int | None, agentry_rate: float) -> None:
+    """Decode the same reply with llama-cpp-python alone; print its rate and agentry's share."""
+    from llama_cpp import Llama
+
+    client = LocalChatClient(model, n_threads=n_threads)
+    path = asyncio.run(client.load()).path
+    llm = Llama(model_path=str(path), n_ctx=client.n_ctx, n_threads=client.n_threads, verbose=False)
+    messages: Any = [{"role": "user", "content": _PROMPT}]
+    llm.create_chat_completion(messages=[{"role": "user", "content": "Say hi."}], max_tokens=4)
+    started = time.perf_counter()
+    first_token: float | None = None
+    pieces: list[str] = []
+    for chunk in llm.create_chat_completion(
+        messages=messages, max_tokens=_TOKENS, temperature=0.0, stream=True
+    ):
+        delta = cast("dict[str, Any]", chunk)["choices"][0]["delta"].get("content")
+        if delta:
+            first_token = first_token or time.perf_counter() - started
+            pieces.append(str(delta))
+    total = time.perf_counter() - started
+    generated = len(llm.tokenize("".join(pieces).encode(), add_bos=False))
+    decode_seconds = total - (first_token or 0.0)
+    rate = (generated - 1) / decode_seconds if generated > 1 and decode_seconds > 0 else 0.0
+    share = agentry_rate / rate if rate else 0.0
+    print(
+        f"llama-cpp-python alone {model:<22} first token {(first_token or 0.0) * 1000:6.0f} ms   "
+        f"{rate:5.1f} tokens/s ({generated} tokens); agentry decodes at {share:.0%} of it"
     )
 
 
@@ -106,8 +141,9 @@ def main() -> None:
     parser.add_argument("--model", default=DEFAULT_LOCAL_MODEL)
     parser.add_argument("--threads", type=int, default=None)
     args = parser.parse_args()
-    asyncio.run(measure(args.model, args.threads))
+    rate = asyncio.run(measure(args.model, args.threads))
     asyncio.run(measure_tool_round(args.model, args.threads))
+    measure_raw(args.model, args.threads, rate)
 
 
 if __name__ == "__main__":
