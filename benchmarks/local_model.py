@@ -8,8 +8,8 @@ user message's decision step. That decision step reuses llama.cpp's prompt cache
 answer step kept the tool step's prompt prefix; it is compared with the same request with its
 whole prompt evaluated afresh (a cache miss).
 
-The third line generates the same reply with llama-cpp-python alone, on the same file with the
-same threads, and prints agentry's decode rate as a share of it.
+The third line decodes the same reply with agentry and with llama-cpp-python alone, in turns,
+on the same file with the same threads, and prints agentry's rate as a share of the raw one.
 
 Run: `python -m benchmarks.local_model [--model NAME] [--threads N]`.
 """
@@ -30,8 +30,8 @@ _PROMPT = "Write a short paragraph about the history of the bicycle."
 _TOKENS = 96
 
 
-async def measure(model: str = DEFAULT_LOCAL_MODEL, n_threads: int | None = None) -> float:
-    """Print one line of figures for `model`; return its decode rate in tokens/s."""
+async def measure(model: str = DEFAULT_LOCAL_MODEL, n_threads: int | None = None) -> None:
+    """Print one line of figures for `model`."""
     client = LocalChatClient(model, n_threads=n_threads)
     started = time.perf_counter()
     info = await client.load()
@@ -58,18 +58,11 @@ async def measure(model: str = DEFAULT_LOCAL_MODEL, n_threads: int | None = None
         f"first token {(first_token or 0.0) * 1000:6.0f} ms   "
         f"{rate:5.1f} tokens/s ({generated} tokens)"
     )
-    return rate
 
 
-def measure_raw(model: str, n_threads: int | None, agentry_rate: float) -> None:
-    """Decode the same reply with llama-cpp-python alone; print its rate and agentry's share."""
-    from llama_cpp import Llama
-
-    client = LocalChatClient(model, n_threads=n_threads)
-    path = asyncio.run(client.load()).path
-    llm = Llama(model_path=str(path), n_ctx=client.n_ctx, n_threads=client.n_threads, verbose=False)
+def _raw_decode_rate(llm: Any) -> float:
+    """Tokens/s of llama-cpp-python alone decoding the benchmark's reply."""
     messages: Any = [{"role": "user", "content": _PROMPT}]
-    llm.create_chat_completion(messages=[{"role": "user", "content": "Say hi."}], max_tokens=4)
     started = time.perf_counter()
     first_token: float | None = None
     pieces: list[str] = []
@@ -80,14 +73,45 @@ def measure_raw(model: str, n_threads: int | None, agentry_rate: float) -> None:
         if delta:
             first_token = first_token or time.perf_counter() - started
             pieces.append(str(delta))
-    total = time.perf_counter() - started
+    decode_seconds = time.perf_counter() - started - (first_token or 0.0)
     generated = len(llm.tokenize("".join(pieces).encode(), add_bos=False))
-    decode_seconds = total - (first_token or 0.0)
-    rate = (generated - 1) / decode_seconds if generated > 1 and decode_seconds > 0 else 0.0
-    share = agentry_rate / rate if rate else 0.0
+    return (generated - 1) / decode_seconds if generated > 1 and decode_seconds > 0 else 0.0
+
+
+async def _agentry_decode_rate(client: LocalChatClient) -> float:
+    """Tokens/s of agentry's client decoding the benchmark's reply."""
+    options: ChatOptions = {"max_tokens": _TOKENS, "temperature": 0.0}
+    started = time.perf_counter()
+    first_token: float | None = None
+    stream = client.get_response(_PROMPT, stream=True, options=options)
+    async for update in stream:
+        if first_token is None and update.text:
+            first_token = time.perf_counter() - started
+    decode_seconds = time.perf_counter() - started - (first_token or 0.0)
+    usage = (await stream.get_final_response()).usage_details or {}
+    generated = usage.get("output_token_count", 0)
+    return (generated - 1) / decode_seconds if generated > 1 and decode_seconds > 0 else 0.0
+
+
+async def measure_against_raw(
+    model: str = DEFAULT_LOCAL_MODEL, n_threads: int | None = None, *, rounds: int = 3
+) -> None:
+    """Decode the same reply with agentry and with llama-cpp-python alone, in turns, on the
+    same file and threads; print the best rate of each and agentry's share of the raw one
+    (the best of several turns is the one least slowed by other processes)."""
+    from llama_cpp import Llama
+
+    client = LocalChatClient(model, n_threads=n_threads)
+    path = (await client.load()).path
+    llm = Llama(model_path=str(path), n_ctx=client.n_ctx, n_threads=client.n_threads, verbose=False)
+    ours: list[float] = []
+    raw: list[float] = []
+    for _ in range(rounds):
+        ours.append(await _agentry_decode_rate(client))
+        raw.append(await asyncio.to_thread(_raw_decode_rate, llm))
     print(
-        f"llama-cpp-python alone {model:<22} first token {(first_token or 0.0) * 1000:6.0f} ms   "
-        f"{rate:5.1f} tokens/s ({generated} tokens); agentry decodes at {share:.0%} of it"
+        f"decode rate {model:<28} agentry {max(ours):5.1f} tokens/s   llama-cpp-python alone "
+        f"{max(raw):5.1f} tokens/s   ({max(ours) / max(raw):.0%}; best of {rounds} turns each)"
     )
 
 
@@ -141,9 +165,9 @@ def main() -> None:
     parser.add_argument("--model", default=DEFAULT_LOCAL_MODEL)
     parser.add_argument("--threads", type=int, default=None)
     args = parser.parse_args()
-    rate = asyncio.run(measure(args.model, args.threads))
+    asyncio.run(measure(args.model, args.threads))
     asyncio.run(measure_tool_round(args.model, args.threads))
-    measure_raw(args.model, args.threads, rate)
+    asyncio.run(measure_against_raw(args.model, args.threads))
 
 
 if __name__ == "__main__":
