@@ -11,6 +11,7 @@ _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 # Words this long name a specific thing (a city, a person, a status); shorter ones are often
 # codes a model derives from the user's words ("USD" from "dollars").
 _WORD = re.compile(r"[^\W\d_]{4,}")
+_ADDRESS = re.compile(r"\S@\S|://")
 
 
 class TextFacts:
@@ -18,6 +19,7 @@ class TextFacts:
 
     def __init__(self, texts: Iterable[str]) -> None:
         text = "\n".join(texts)
+        self.text = text.lower()
         self.numbers = {float(number) for number in _NUMBER.findall(text)}
         self.words = {word.lower() for word in _WORD.findall(text)}
 
@@ -27,6 +29,7 @@ class TextFacts:
     def without(self, other: TextFacts) -> TextFacts:
         """These facts less those `other` holds."""
         rest = TextFacts(())
+        rest.text = self.text
         rest.numbers = self.numbers - other.numbers
         rest.words = self.words - other.words
         return rest
@@ -45,6 +48,9 @@ class TextFacts:
             return True  # lists and objects are built by the model, not quoted
         if not value.strip():
             return False
+        if _ADDRESS.search(value):
+            # An email address or a link cannot be worked out from words: it must be quoted.
+            return value.strip().lower() in self.text
         if any(float(number) not in self.numbers for number in _NUMBER.findall(value)):
             return False
         words = {word.lower() for word in _WORD.findall(value)}
