@@ -16,7 +16,10 @@ from agentry.local._registry import DEFAULT_LOCAL_MODEL, get_local_model
 __all__ = ["llama_server_arguments"]
 
 _TEMPLATES = Path(__file__).with_name("chat_templates")
-_TOOL_CALL_TEMPLATES = {"qwen2.5-coder-0.5b-instruct": "chatml_tool_calls.jinja"}
+_TOOL_CALL_TEMPLATES = {
+    "qwen2.5-coder-0.5b-instruct": "chatml_tool_calls.jinja",
+    "qwen2.5-coder-1.5b-instruct": "chatml_tool_calls.jinja",
+}
 """model name -> the template, in `_TEMPLATES`, whose tool-call format the model writes."""
 
 
@@ -39,7 +42,7 @@ def llama_server_arguments(
 
     Example:
         >>> llama_server_arguments()  # doctest: +SKIP
-        ['--model', '/home/me/.cache/agentry/models/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf',
+        ['--model', '/home/me/.cache/agentry/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf',
          '--jinja', '--chat-template-file', '.../chat_templates/chatml_tool_calls.jinja']
     """
     path = resolve_model_file(get_local_model(model), cache_dir)
