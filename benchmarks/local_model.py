@@ -8,6 +8,9 @@ user message's decision step. That decision step reuses llama.cpp's prompt cache
 answer step kept the tool step's prompt prefix; it is compared with the same request with its
 whole prompt evaluated afresh (a cache miss).
 
+The third line decodes the same reply with agentry and with llama-cpp-python alone, in turns,
+on the same file with the same threads, and prints agentry's rate as a share of the raw one.
+
 Run: `python -m benchmarks.local_model [--model NAME] [--threads N]`.
 """
 
@@ -16,6 +19,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import time
+from typing import Any, cast
 
 from agentry import ChatOptions, Content, Message, tool
 from agentry.local import DEFAULT_LOCAL_MODEL, LocalChatClient
@@ -53,6 +57,61 @@ async def measure(model: str = DEFAULT_LOCAL_MODEL, n_threads: int | None = None
         f"load {info.load_seconds:5.2f} s (ready incl. sha256 {ready:5.2f} s)   "
         f"first token {(first_token or 0.0) * 1000:6.0f} ms   "
         f"{rate:5.1f} tokens/s ({generated} tokens)"
+    )
+
+
+def _raw_decode_rate(llm: Any) -> float:
+    """Tokens/s of llama-cpp-python alone decoding the benchmark's reply."""
+    messages: Any = [{"role": "user", "content": _PROMPT}]
+    started = time.perf_counter()
+    first_token: float | None = None
+    pieces: list[str] = []
+    for chunk in llm.create_chat_completion(
+        messages=messages, max_tokens=_TOKENS, temperature=0.0, stream=True
+    ):
+        delta = cast("dict[str, Any]", chunk)["choices"][0]["delta"].get("content")
+        if delta:
+            first_token = first_token or time.perf_counter() - started
+            pieces.append(str(delta))
+    decode_seconds = time.perf_counter() - started - (first_token or 0.0)
+    generated = len(llm.tokenize("".join(pieces).encode(), add_bos=False))
+    return (generated - 1) / decode_seconds if generated > 1 and decode_seconds > 0 else 0.0
+
+
+async def _agentry_decode_rate(client: LocalChatClient) -> float:
+    """Tokens/s of agentry's client decoding the benchmark's reply."""
+    options: ChatOptions = {"max_tokens": _TOKENS, "temperature": 0.0}
+    started = time.perf_counter()
+    first_token: float | None = None
+    stream = client.get_response(_PROMPT, stream=True, options=options)
+    async for update in stream:
+        if first_token is None and update.text:
+            first_token = time.perf_counter() - started
+    decode_seconds = time.perf_counter() - started - (first_token or 0.0)
+    usage = (await stream.get_final_response()).usage_details or {}
+    generated = usage.get("output_token_count", 0)
+    return (generated - 1) / decode_seconds if generated > 1 and decode_seconds > 0 else 0.0
+
+
+async def measure_against_raw(
+    model: str = DEFAULT_LOCAL_MODEL, n_threads: int | None = None, *, rounds: int = 3
+) -> None:
+    """Decode the same reply with agentry and with llama-cpp-python alone, in turns, on the
+    same file and threads; print the best rate of each and agentry's share of the raw one
+    (the best of several turns is the one least slowed by other processes)."""
+    from llama_cpp import Llama
+
+    client = LocalChatClient(model, n_threads=n_threads)
+    path = (await client.load()).path
+    llm = Llama(model_path=str(path), n_ctx=client.n_ctx, n_threads=client.n_threads, verbose=False)
+    ours: list[float] = []
+    raw: list[float] = []
+    for _ in range(rounds):
+        ours.append(await _agentry_decode_rate(client))
+        raw.append(await asyncio.to_thread(_raw_decode_rate, llm))
+    print(
+        f"decode rate {model:<28} agentry {max(ours):5.1f} tokens/s   llama-cpp-python alone "
+        f"{max(raw):5.1f} tokens/s   ({max(ours) / max(raw):.0%}; best of {rounds} turns each)"
     )
 
 
@@ -108,6 +167,7 @@ def main() -> None:
     args = parser.parse_args()
     asyncio.run(measure(args.model, args.threads))
     asyncio.run(measure_tool_round(args.model, args.threads))
+    asyncio.run(measure_against_raw(args.model, args.threads))
 
 
 if __name__ == "__main__":

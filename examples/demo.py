@@ -1,6 +1,6 @@
 """The main job: an agent with tools answers a question, offline, with no API key.
 
-Run with `make demo`. The agent runs on the embedded local model (Qwen2.5-Coder-0.5B on
+Run with `make demo`. The agent runs on the embedded local model (Qwen2.5-Coder-1.5B on
 llama.cpp), or on OpenAI when `OPENAI_API_KEY` or `OPENAI_BASE_URL` is set; `--client
 scripted` plays the model with the scripted test double.
 """

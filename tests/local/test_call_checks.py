@@ -94,3 +94,21 @@ def test_a_question_that_only_says_the_request_back_asks_nothing() -> None:
     assert not repeats_request("Which city do you want the weather for?", messages)
     maria = [Message("user", ["What's the weather like where Maria lives?"])]
     assert repeats_request("Where Maria lives?", maria)
+
+
+def test_an_email_address_must_be_given_word_for_word() -> None:
+    @tool
+    def send_email(to: str, body: str) -> str:
+        """Send an email."""
+        return f"Sent to {to}"
+
+    tools = tool_specs([send_email])
+    asked = [Message("user", ["Send an email saying I'll be late for the meeting."])]
+    made_up = ToolCall("send_email", {"to": "meeting@example.com", "body": "I'll be late."})
+    assert check_call(made_up, tools, asked) is CallVerdict.UNGROUNDED
+    named = [Message("user", ["Email Priya that the order is late."])]
+    guessed = ToolCall("send_email", {"to": "Priya@example.com", "body": "The order is late."})
+    assert check_call(guessed, tools, named) is CallVerdict.UNGROUNDED
+    looked_up = [*named, *_round("find_contact", {"name": "Priya"}, "email priya.nair@example.com")]
+    found = ToolCall("send_email", {"to": "Priya.Nair@example.com", "body": "The order is late."})
+    assert check_call(found, tools, looked_up) is CallVerdict.ALLOWED

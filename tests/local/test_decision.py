@@ -11,6 +11,7 @@ from pydantic import BaseModel
 from agentry import Content, Message, tool
 from agentry.local import LocalModelError
 from agentry.local._answer_stream import AnswerTextExtractor
+from agentry.local._client import _next_step  # pyright: ignore[reportPrivateUsage]
 from agentry.local._decision import (
     Answer,
     Question,
@@ -236,3 +237,28 @@ def test_tool_mode_lists_tools_and_earlier_answers_as_moves() -> None:
     assert "- add(a: integer, b: integer): Add two numbers. Required: a, b." in system
     assert '{"action": "ask", "question": <a question for the user>}' in system
     assert json.loads(turns[2]["content"]) == {"action": "answer", "text": "Hello!"}
+
+
+@tool
+def find_contact(name: str) -> str:
+    """Look up a person: their email address and home city."""
+    return f"{name} lives in Lisbon"
+
+
+def test_a_made_up_argument_leads_to_a_question_or_another_tool_then_only_a_question() -> None:
+    messages = [Message("user", ["What's the weather where Maria lives?"])]
+    mode = prompt_mode({"tools": [get_weather, find_contact]}, messages, max_tool_rounds=3)
+    turns = build_chat_turns(messages, mode)
+    made_up = ToolCall("get_weather", {"city": "Lima"})
+    step = _next_step(made_up, mode, turns, messages)
+    assert step is not None
+    lookup, lookup_turns = step
+    assert lookup.barred_tools == {"get_weather"}
+    assert _names(output_schema(lookup) or {}) == ["ask", "find_contact"]  # no answer, no retry
+    assert lookup_turns[0] == turns[0]  # the same system prompt: the cache serves the retry
+    assert "If another tool can find it" in lookup_turns[-1]["content"]
+    again = _next_step(ToolCall("find_contact", {"name": "Sofia"}), lookup, lookup_turns, messages)
+    assert again is not None
+    assert _names(output_schema(again[0]) or {}) == ["ask"]
+    grounded = ToolCall("find_contact", {"name": "Maria"})
+    assert _next_step(grounded, lookup, lookup_turns, messages) is None

@@ -76,3 +76,10 @@ async def test_a_follow_up_calls_the_tool_again_for_the_new_subject(agent: Agent
     second = await agent.run("And in Montreal?", session=session)
     assert calls == [("get_weather", "Paris"), ("get_weather", "Montreal")]
     assert "6" in second.text
+
+
+async def test_a_two_step_request_looks_up_a_value_then_calls_with_it(agent: Agent) -> None:
+    calls.clear()
+    response = await agent.run("What's the weather like where Maria lives?")
+    assert calls == [("find_contact", "Maria"), ("get_weather", "Lisbon")]
+    assert "6" in response.text

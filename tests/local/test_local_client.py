@@ -46,7 +46,7 @@ def client() -> LocalChatClient:
 async def test_load_reports_the_verified_default_model(client: LocalChatClient) -> None:
     info = await client.load()
     assert info.name == DEFAULT_LOCAL_MODEL
-    assert info.path.name == "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
+    assert info.path.name == "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
     assert info.load_seconds > 0
 
 

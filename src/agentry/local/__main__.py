@@ -12,8 +12,8 @@ import shlex
 import sys
 
 from agentry.local._errors import LocalModelError
-from agentry.local._llama_server import llama_server_arguments
-from agentry.local._registry import DEFAULT_LOCAL_MODEL, LOCAL_MODELS
+from agentry.local._llama_server import SERVED_MODEL, llama_server_arguments
+from agentry.local._registry import LOCAL_MODELS
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -30,9 +30,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     server_args.add_argument(
         "--model",
-        default=DEFAULT_LOCAL_MODEL,
+        default=SERVED_MODEL,
         choices=sorted(LOCAL_MODELS),
-        help=f"the registered model (default: {DEFAULT_LOCAL_MODEL})",
+        help=f"the registered model (default: {SERVED_MODEL})",
     )
     options = parser.parse_args(argv)
     try:

@@ -14,15 +14,11 @@ import re
 from collections.abc import Iterable, Sequence
 
 from agentry.local._decision import ToolCall, ToolSpec
+from agentry.local._facts import TextFacts
 from agentry.tools import tool_result_to_text
 from agentry.types import Message
 
 __all__ = ["CallVerdict", "check_call", "repeats_request", "ungrounded_argument"]
-
-_NUMBER = re.compile(r"\d+(?:\.\d+)?")
-# Words this long name a specific thing (a city, a person); shorter ones are often codes
-# a model derives from the user's words ("USD" from "dollars").
-_WORD = re.compile(r"[^\W\d_]{4,}")
 
 
 class CallVerdict(enum.Enum):
@@ -53,7 +49,7 @@ def ungrounded_argument(
     spec = next((spec for spec in tools if spec.name == call.name), None)
     if spec is None:
         return None
-    facts = _Facts(_grounding_texts(messages))
+    facts = TextFacts(_grounding_texts(messages))
     for name in spec.required:
         if name in call.arguments and not facts.holds(call.arguments[name]):
             return name
@@ -87,30 +83,6 @@ def _grounding_texts(messages: Sequence[Message]) -> Iterable[str]:
                 yield content.text
             elif content.type == "function_result":
                 yield tool_result_to_text(content.result)
-
-
-class _Facts:
-    """The numbers and words of the conversation, to look an argument's value up in."""
-
-    def __init__(self, texts: Iterable[str]) -> None:
-        text = "\n".join(texts)
-        self.numbers = {float(number) for number in _NUMBER.findall(text)}
-        self.words = {word.lower() for word in _WORD.findall(text)}
-
-    def holds(self, value: object) -> bool:
-        """Whether `value` could have come from the conversation."""
-        if isinstance(value, bool):
-            return True
-        if isinstance(value, int | float):
-            return float(value) in self.numbers
-        if not isinstance(value, str):
-            return True  # lists and objects are built by the model, not quoted
-        if not value.strip():
-            return False
-        if any(float(number) not in self.numbers for number in _NUMBER.findall(value)):
-            return False
-        words = {word.lower() for word in _WORD.findall(value)}
-        return not words or bool(words & self.words)
 
 
 def repeats_request(question: str, messages: Sequence[Message]) -> bool:

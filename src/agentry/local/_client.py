@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from agentry.clients import BaseChatClient
+from agentry.local._answer_grounding import unstated_result
 from agentry.local._answer_stream import AnswerTextExtractor
 from agentry.local._call_checks import (
     CallVerdict,
@@ -25,7 +26,7 @@ from agentry.local._llama import LoadedModel
 from agentry.local._model_files import resolve_model_file, verify_file
 from agentry.local._prompt import PromptMode, build_chat_turns, with_missing_argument
 from agentry.local._registry import DEFAULT_LOCAL_MODEL, get_local_model
-from agentry.local._request import output_schema, prompt_mode, refusal_mode
+from agentry.local._request import lookup_mode, output_schema, prompt_mode, refusal_mode
 from agentry.local._shared_model import ModelSettings, SharedModel, shared_model
 from agentry.middleware import MiddlewareTypes
 from agentry.types import ChatOptions, ChatResponseUpdate, Content, Message, UsageDetails
@@ -192,7 +193,13 @@ class LocalChatClient(BaseChatClient):
                 yield update
             step = _next_step(reply.decision(), step_mode, step_turns, messages)
         assert reply is not None
-        for update in reply.finish():
+        decision = reply.decision()
+        restated = (
+            unstated_result(decision.text, messages)
+            if isinstance(decision, Answer) and reply.mode.answer_schema is None
+            else None
+        )
+        for update in reply.finish(restated=restated):
             yield update
 
     async def _generate(
@@ -228,8 +235,9 @@ def _next_step(
     """The step that replaces a refused move, or `None` to keep the move.
 
     A repeated call becomes an answer from the results at hand; a call with a made-up
-    required argument becomes a question about it; a question that only repeats the request
-    becomes an answer or a call. Each retry keeps the prompt, so the cache serves it.
+    required argument becomes a question about it or a call of another tool that can find it;
+    a question that only repeats the request becomes an answer or a call. Each retry keeps the
+    prompt, so the cache serves it.
     """
     if isinstance(decision, ToolCall) and mode.allow_answer:
         verdict = check_call(decision, mode.tools, messages)
@@ -240,7 +248,7 @@ def _next_step(
             spec = next((spec for spec in mode.tools if spec.name == decision.name), None)
             if missing is not None and spec is not None:
                 turns = with_missing_argument(turns, spec, missing)
-            return refusal_mode(mode, ask_only=True), turns
+            return lookup_mode(mode, decision.name), turns
     if (
         isinstance(decision, Question)
         and mode.allow_call
@@ -306,7 +314,9 @@ class _Reply:
             return None
         return parse_decision(self.output, structured_answer=self.mode.answer_schema is not None)
 
-    def finish(self) -> list[ChatResponseUpdate]:
+    def finish(self, *, restated: str | None = None) -> list[ChatResponseUpdate]:
+        """The closing updates: a call, or the answer's rest (with `restated` after it), and
+        the usage."""
         updates: list[ChatResponseUpdate] = []
         finish_reason = self.end.finish_reason
         decision = self.decision()
@@ -320,8 +330,11 @@ class _Reply:
             finish_reason = "tool_calls"
         elif decision is not None:
             streamed = self.extractor.streamed if self.extractor else ""
-            if decision.text[len(streamed) :]:
-                updates.append(self._update([Content.from_text(decision.text[len(streamed) :])]))
+            rest = decision.text[len(streamed) :]
+            if restated:
+                rest += f"\n\n{restated}" if decision.text.strip() else restated
+            if rest:
+                updates.append(self._update([Content.from_text(rest)]))
         prompt_tokens, completion_tokens = self.prompt_tokens, self.completion_tokens
         usage = UsageDetails(
             input_token_count=prompt_tokens,

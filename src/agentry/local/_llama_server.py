@@ -11,17 +11,23 @@ from __future__ import annotations
 from pathlib import Path
 
 from agentry.local._model_files import resolve_model_file
-from agentry.local._registry import DEFAULT_LOCAL_MODEL, get_local_model
+from agentry.local._registry import get_local_model
 
-__all__ = ["llama_server_arguments"]
+__all__ = ["SERVED_MODEL", "llama_server_arguments"]
+
+SERVED_MODEL = "qwen2.5-coder-0.5b-instruct"
+"""The model `llama_server_arguments` serves unless told another: the one whose tool calls
+`llama-server` is known to parse with the shipped template (`agentry[local]` installs it)."""
 
 _TEMPLATES = Path(__file__).with_name("chat_templates")
-_TOOL_CALL_TEMPLATES = {"qwen2.5-coder-0.5b-instruct": "chatml_tool_calls.jinja"}
+_TOOL_CALL_TEMPLATES = {
+    "qwen2.5-coder-0.5b-instruct": "chatml_tool_calls.jinja",
+}
 """model name -> the template, in `_TEMPLATES`, whose tool-call format the model writes."""
 
 
 def llama_server_arguments(
-    model: str = DEFAULT_LOCAL_MODEL, *, cache_dir: Path | None = None
+    model: str = SERVED_MODEL, *, cache_dir: Path | None = None
 ) -> list[str]:
     """The `llama-server` arguments that serve a registered local model with tool calls.
 

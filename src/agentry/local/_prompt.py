@@ -41,7 +41,10 @@ class PromptMode:
         allow_answer: With tools, whether answering (or asking) without a call is allowed.
         allow_ask: With tools, whether asking the user is allowed at this step.
         allow_call: With tools, whether calling one is allowed at this step.
-        ask_only: With tools, whether the only move left is a question to the user.
+        ask_only: With tools, whether answering is ruled out at this step: the model asks
+            the user, or calls a tool when `allow_call` (other than `barred_tools`).
+        barred_tools: With tools, the tools this step may not call (still listed, so the
+            prompt stays the same).
         answer_schema: The JSON schema a structured answer must match.
     """
 
@@ -50,6 +53,7 @@ class PromptMode:
     allow_ask: bool = True
     allow_call: bool = True
     ask_only: bool = False
+    barred_tools: frozenset[str] = frozenset()
     answer_schema: dict[str, Any] | None = None
 
     @property
@@ -116,7 +120,10 @@ def with_missing_argument(
     Only the end of the prompt changes, so the cached evaluation of the rest is reused.
     """
     described = _argument_description(spec, argument)
-    note = f"(The request does not say {described}: ask the user for it.)"
+    note = (
+        f"(The request does not say {described}. If another tool can find it from what the "
+        "request says, call that tool; otherwise ask the user for it.)"
+    )
     last = turns[-1]
     if last["role"] != "user":
         return [*turns, {"role": "user", "content": note}]

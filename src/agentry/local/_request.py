@@ -12,6 +12,7 @@ from agentry.local._prompt import PromptMode
 from agentry.types import ChatOptions, Message
 
 __all__ = [
+    "lookup_mode",
     "output_schema",
     "prompt_mode",
     "refusal_mode",
@@ -133,7 +134,11 @@ def tool_rounds(messages: Sequence[Message]) -> int:
 def output_schema(mode: PromptMode) -> dict[str, Any] | None:
     """The JSON schema that constrained decoding enforces, if any."""
     if mode.decides and mode.ask_only:
-        return question_schema()
+        callable_tools = [spec for spec in mode.tools if spec.name not in mode.barred_tools]
+        if not (mode.allow_call and callable_tools):
+            return question_schema()
+        calls = decision_schema(callable_tools, allow_answer=False)
+        return {"anyOf": [question_schema(), *calls.get("anyOf", [calls])]}
     if mode.decides:
         return decision_schema(
             mode.tools,
@@ -150,3 +155,11 @@ def output_schema(mode: PromptMode) -> dict[str, Any] | None:
 def refusal_mode(mode: PromptMode, *, ask_only: bool) -> PromptMode:
     """The step that replaces a refused call: an answer or a question, or only a question."""
     return replace(mode, allow_call=False, ask_only=ask_only and mode.answer_schema is None)
+
+
+def lookup_mode(mode: PromptMode, refused_tool: str) -> PromptMode:
+    """The step after a call with a made-up argument: ask the user for it, or call another
+    tool that can find it (the refused tool is barred); only a question the second time."""
+    if mode.barred_tools or mode.answer_schema is not None:
+        return refusal_mode(mode, ask_only=True)
+    return replace(mode, ask_only=True, barred_tools=frozenset({refused_tool}))
