@@ -31,6 +31,8 @@ __all__ = ["GroupCommitWriter"]
 W = TypeVar("W")
 R = TypeVar("R")
 
+_RETRY_DELAY = 0.02
+"""Seconds before writes that met contention are made again (times their attempts)."""
 # PostgreSQL's deadlock and serialization failure: safe to make again.
 _TRANSIENT_SQLSTATES = frozenset({"40P01", "40001"})
 
@@ -150,7 +152,9 @@ class GroupCommitWriter(Generic[W, R]):
                         queued.future.set_exception(self._refusal(queued, result))
                 else:
                     queued.future.set_result(result)
-            self._queue[:0] = retry
+            if retry:
+                await asyncio.sleep(_RETRY_DELAY * max(queued.attempts for queued in retry))
+                self._queue[:0] = retry
 
     def _take_batch(self) -> list[_Queued[W, R]]:
         """The first writes queued, at most one per key, at most `max_batch`."""
