@@ -20,9 +20,11 @@ import itertools
 import os
 import signal
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
+import time
 import uuid
 from collections.abc import AsyncGenerator, Callable, Sequence
 from contextlib import asynccontextmanager
@@ -43,6 +45,8 @@ __all__ = ["LoadResult", "agent", "compare", "main", "run_load", "run_on_postgre
 ROOT = Path(__file__).resolve().parents[1]
 DATABASE_ENV = "AGENTRY_BENCH_A2A_URL"
 WARM_UP = 20
+STREAM_TIMEOUT = 1800.0
+"""Seconds the client waits on a stream: a hang guard, well past a loaded machine's run."""
 
 agent = Agent(
     client=ScriptedChatClient(itertools.repeat(ANSWER, 1_000_000), chunk_size=CHUNK),
@@ -60,10 +64,17 @@ class LoadResult:
     completed: int
     errors: list[str]
     cpu_seconds: float
+    first_event_seconds: list[float]
 
     @property
     def cpu_ms_per_task(self) -> float:
         return self.cpu_seconds / self.tasks * 1000
+
+    def first_event_percentile(self, percent: int) -> float:
+        """Seconds from sending a message to its stream's first event, at `percent`."""
+        if len(self.first_event_seconds) < 2:
+            return self.first_event_seconds[0] if self.first_event_seconds else float("nan")
+        return statistics.quantiles(self.first_event_seconds, n=100)[percent - 1]
 
 
 def _free_port() -> int:
@@ -110,13 +121,18 @@ async def _server(
             process.wait(10)
 
 
-async def _one_task(client: Client, errors: list[str]) -> bool:
+async def _one_task(client: Client, errors: list[str], first_events: list[float]) -> bool:
     request = SendMessageRequest(
         message=Message(message_id=uuid.uuid4().hex, role=Role.ROLE_USER, parts=[Part(text="go")])
     )
     status = TaskStatus()
+    sent = time.perf_counter()
+    first = True
     try:
         async for event in client.send_message(request):
+            if first:
+                first_events.append(time.perf_counter() - sent)
+                first = False
             if event.HasField("status_update"):
                 status = event.status_update.status
             elif event.HasField("task"):
@@ -131,14 +147,19 @@ async def _one_task(client: Client, errors: list[str]) -> bool:
     return True
 
 
-async def _send(url: str, count: int, errors: list[str]) -> int:
+async def _send(url: str, count: int, errors: list[str], first_events: list[float]) -> int:
+    # One connection a stream, no pool limit, and timeouts only as hang guards: the
+    # client must not be what fails or waits.
     limits = httpx.Limits(max_connections=None, max_keepalive_connections=None)
-    async with httpx.AsyncClient(timeout=httpx.Timeout(600, connect=600), limits=limits) as http:
+    timeout = httpx.Timeout(STREAM_TIMEOUT, pool=None)
+    async with httpx.AsyncClient(timeout=timeout, limits=limits) as http:
         client = await create_client(
             url, client_config=ClientConfig(streaming=True, httpx_client=http)
         )
         try:
-            done = await asyncio.gather(*(_one_task(client, errors) for _ in range(count)))
+            done = await asyncio.gather(
+                *(_one_task(client, errors, first_events) for _ in range(count))
+            )
         finally:
             await client.close()
     return sum(done)
@@ -149,12 +170,13 @@ async def run_load(command: Sequence[str], port: int, tasks: int) -> LoadResult:
     streaming tasks against it."""
     url = f"http://127.0.0.1:{port}"
     async with _server(command, port) as process:
-        await _send(url, WARM_UP, [])
+        await _send(url, WARM_UP, [], [])
         before = _cpu_seconds(process.pid)
         errors: list[str] = []
-        completed = await _send(url, tasks, errors)
+        first_events: list[float] = []
+        completed = await _send(url, tasks, errors, first_events)
         cpu = _cpu_seconds(process.pid) - before
-    return LoadResult(tasks, completed, errors, cpu)
+    return LoadResult(tasks, completed, errors, cpu, first_events)
 
 
 Databases = Callable[[str], str]
@@ -209,11 +231,14 @@ def run_on_postgres(tasks: int, *, baseline: bool) -> None:
 def report(agentry: LoadResult, plain: LoadResult | None, where: str) -> None:
     """One line per server, and the ratio of their CPU per task."""
     results = [("agentry", agentry)] + ([("plain a2a-sdk", plain)] if plain else [])
+    print(f"A2A load on {where}: machine load average {os.getloadavg()[0]:.1f} at the end")
     for name, result in results:
         print(
             f"A2A load, {result.tasks} concurrent streams on {where}, {name}: "
             f"{result.completed} completed, {len(result.errors)} errors, "
-            f"{result.cpu_ms_per_task:.1f} ms server CPU per task"
+            f"{result.cpu_ms_per_task:.1f} ms server CPU per task, first event after "
+            f"{result.first_event_percentile(50):.2f} s (p50) / "
+            f"{result.first_event_percentile(99):.2f} s (p99)"
         )
         for error in sorted(set(result.errors))[:5]:
             print(f"    {error}")
