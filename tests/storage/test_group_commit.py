@@ -79,7 +79,7 @@ async def test_a_refused_write_fails_alone_and_the_others_of_its_batch_land(
     assert results[2] == "THIRD"
     refusal = results[1]
     assert isinstance(refusal, StorageWriteError)
-    assert "could not store note 'far too long a note'" in str(refusal)
+    assert "the database refused note 'far too long a note'" in str(refusal)
     assert "short_notes" in str(refusal) or "CHECK constraint" in str(refusal)
     assert stored_notes(engine) == {"first", "third"}
 
@@ -147,7 +147,7 @@ async def test_a_database_locked_past_every_attempt_fails_the_write_and_stores_n
     other = sqlite3.connect(path, isolation_level=None)
     other.execute("BEGIN IMMEDIATE")
 
-    with pytest.raises(StorageWriteError, match="could not store locked: database is locked"):
+    with pytest.raises(StorageWriteError, match="the database refused locked: database is locked"):
         await writer.write("locked")
     other.execute("COMMIT")
     other.close()

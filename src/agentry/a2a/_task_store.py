@@ -10,7 +10,12 @@ from pathlib import Path
 from typing import cast
 
 import sqlalchemy as sa
-from a2a.server.cluster import DatabaseTaskEventStream, TaskVersion, VersionedDatabaseTaskStore
+from a2a.server.cluster import (
+    DatabaseTaskEventStream,
+    StoredTask,
+    TaskVersion,
+    VersionedDatabaseTaskStore,
+)
 from a2a.server.context import ServerCallContext
 from a2a.server.events import Event
 from a2a.server.models import TaskEventModel, TaskModel, TaskVersionModel, create_task_model
@@ -25,7 +30,7 @@ from agentry.a2a._database import server_engine, writer_engine
 from agentry.a2a._leases import LEASES_SCHEMA, owner_from_context
 from agentry.a2a._sessions import DEFAULT_DATABASE
 from agentry.a2a._sql_sessions import SQLContextSessionStore
-from agentry.a2a._task_writes import TaskWrite, TaskWrites
+from agentry.a2a._task_writes import StoredRow, TaskAccess, TaskRead, TaskWrite, TaskWrites
 from agentry.storage import (
     GroupCommitWriter,
     PoolSettings,
@@ -139,14 +144,15 @@ class TaskTableStore(VersionedDatabaseTaskStore):
         self.table = _task_table(table)
         self._schema = _tasks_schema(table)
         self._ready = False
-        self._writer: GroupCommitWriter[TaskWrite, int] | None = None
+        self.writer: GroupCommitWriter[TaskAccess, int | StoredRow | None] | None = None
+        """The writer of the task reads and writes (`None` for SQLite in memory)."""
         sync_engine = writer_engine(engine)
         if sync_engine is not None:
             writes = TaskWrites(self.table, dialect=sync_engine.dialect.name)
-            self._writer = GroupCommitWriter(
+            self.writer = GroupCommitWriter(
                 sync_engine,
-                write_one=writes.write_one,
-                write_many=writes.write_many,
+                write_one=writes.access_one,
+                write_many=writes.access_many,
                 key=lambda write: write.task_id,
                 max_batch=max_batch,
             )
@@ -174,7 +180,7 @@ class TaskTableStore(VersionedDatabaseTaskStore):
             ConcurrentTaskModificationError: The task changed since `prev_version`.
             StorageWriteError: The database refused the write (nothing of it is stored).
         """
-        if self._writer is None:
+        if self.writer is None:
             return await super().save(
                 task, event=event, prev=prev, prev_version=prev_version, context=context
             )
@@ -186,13 +192,32 @@ class TaskTableStore(VersionedDatabaseTaskStore):
             prev_version=None if prev_version.is_missing else _version_number(prev_version),
             event=None if event is None else to_stream_response(event).SerializeToString(),
         )
-        return TaskVersion(await self._writer.write(write))
+        version = await self.writer.write(write)
+        assert isinstance(version, int)
+        return TaskVersion(version)
+
+    @override
+    async def get(self, task_id: str, context: ServerCallContext) -> StoredTask | None:
+        """The task `task_id` with its stored version, read in the next batch."""
+        if self.writer is None:
+            return await super().get(task_id, context)
+        if not self._ready:
+            await self.initialize()
+        found = await self.writer.write(TaskRead(task_id, owner_from_context(context)))
+        if found is None:
+            return None
+        assert isinstance(found, StoredRow)
+        task = found.task()
+        if task is None:  # a row of an older layout: the SDK converts it
+            return await super().get(task_id, context)
+        version = TaskVersion.MISSING if found.version is None else TaskVersion(found.version)
+        return StoredTask(task, version)
 
     async def close(self) -> None:
         """Commit the queued writes and release the writer's connection."""
-        if self._writer is not None:
-            await self._writer.close()
-            self._writer.engine.dispose()
+        if self.writer is not None:
+            await self.writer.close()
+            self.writer.engine.dispose()
 
 
 class A2AStores:
@@ -209,6 +234,10 @@ class A2AStores:
         self.tasks = TaskTableStore(self.engine)
         self.events = DatabaseTaskEventStream(self.engine, create_table=False)
         self.sessions = SQLContextSessionStore(engine=self.engine)
+        sessions_engine = writer_engine(self.engine)
+        if sessions_engine is not None:
+            # On the task writer's thread: SQLite's one writer never waits for itself.
+            self.sessions.commit_in_groups(sessions_engine, thread_of=self.tasks.writer)
 
     async def start(self) -> None:
         """Prepare every table, so a server on a database it cannot use fails at start."""
@@ -219,6 +248,7 @@ class A2AStores:
 
     async def close(self) -> None:
         """Commit the queued writes, and release the database connections."""
+        await self.sessions.close()
         await self.tasks.close()
         await self.engine.dispose()
 

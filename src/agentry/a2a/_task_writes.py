@@ -1,4 +1,4 @@
-"""The SQL of the task store's writes, made in batches by a `GroupCommitWriter`.
+"""The SQL of the task store's reads and writes, made in batches by a `GroupCommitWriter`.
 
 Each write stores one task as a2a-sdk's versioned store does: the task's version moves
 on by one (compare-and-swap on the version table; the first write inserts it), the
@@ -6,7 +6,8 @@ task's row is inserted or replaced, and the event that changed it is appended to
 event log that other servers follow. A batch makes each of these statements once for all
 its writes (`executemany`); a version that moved meanwhile, or any refusal, sends the
 batch back to the writer to be made write by write, where the stale write raises
-`ConcurrentTaskModificationError` alone.
+`ConcurrentTaskModificationError` alone. A read of a task goes in the same batches,
+after the writes queued before it.
 """
 
 from __future__ import annotations
@@ -19,11 +20,11 @@ import sqlalchemy as sa
 from a2a.server.cluster import ConcurrentTaskModificationError
 from a2a.server.models import TaskEventModel, TaskVersionModel
 from a2a.types import Task, TaskState
-from google.protobuf.json_format import MessageToDict
+from google.protobuf.json_format import MessageToDict, ParseDict
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 
-__all__ = ["TaskWrite", "TaskWrites"]
+__all__ = ["StoredRow", "TaskRead", "TaskWrite", "TaskWrites"]
 
 _FINAL_STATES = frozenset(
     TaskState.Name(state)
@@ -78,7 +79,46 @@ class TaskWrite:
         return cls(task.id, owner, row, prev_version, cancels, event)
 
     def __str__(self) -> str:
-        return f"task {self.task_id}"
+        return f"the write of task {self.task_id}"
+
+
+@dataclass(frozen=True)
+class TaskRead:
+    """A read of one task's row and version."""
+
+    task_id: str
+    owner: str
+
+    def __str__(self) -> str:
+        return f"the read of task {self.task_id}"
+
+
+@dataclass(frozen=True)
+class StoredRow:
+    """A task's row, by column name, and its stored version (`None`: none recorded)."""
+
+    row: dict[str, Any]
+    version: int | None
+
+    def task(self) -> Task | None:
+        """The task of a row in a2a-sdk's current layout (`None` for an older layout)."""
+        row = self.row
+        if row["protocol_version"] != "1.0":
+            return None
+        task = Task(id=row["id"], context_id=row["context_id"])
+        if row["status"]:
+            ParseDict(row["status"], task.status)
+        for artifact in row["artifacts"] or ():
+            ParseDict(artifact, task.artifacts.add())
+        for message in row["history"] or ():
+            ParseDict(message, task.history.add())
+        if row["metadata"]:
+            task.metadata.update(row["metadata"])
+        return task
+
+
+TaskAccess = TaskWrite | TaskRead
+"""What the task store's writer is given."""
 
 
 class TaskWrites:
@@ -105,6 +145,44 @@ class TaskWrites:
             )
             .values(version=sa.bindparam("b_next"))
         )
+
+    def access_one(self, connection: sa.Connection, access: TaskAccess) -> int | StoredRow | None:
+        """Make one write (its new version) or read (the row, or `None`)."""
+        if isinstance(access, TaskRead):
+            return self.read(connection, [access])[0]
+        return self.write_one(connection, access)
+
+    def access_many(
+        self, connection: sa.Connection, accesses: Sequence[TaskAccess]
+    ) -> list[int | StoredRow | None]:
+        """Make the writes among `accesses`, then the reads; their results, in order.
+
+        Raises:
+            ConcurrentTaskModificationError: See `write_many`.
+            DBAPIError: The database refused a statement.
+        """
+        writes = [access for access in accesses if isinstance(access, TaskWrite)]
+        reads = [access for access in accesses if isinstance(access, TaskRead)]
+        written = iter(self.write_many(connection, writes) if writes else [])
+        found = iter(self.read(connection, reads) if reads else [])
+        return [next(found) if isinstance(a, TaskRead) else next(written) for a in accesses]
+
+    def read(self, connection: sa.Connection, reads: Sequence[TaskRead]) -> list[StoredRow | None]:
+        """The rows and versions of the tasks `reads` name, in order."""
+        tasks, versions = self.tasks, self.versions
+        query = (
+            sa.select(tasks, versions.c.version)
+            .outerjoin(
+                versions,
+                sa.and_(versions.c.task_id == tasks.c.id, versions.c.owner == tasks.c.owner),
+            )
+            .where(tasks.c.id.in_([read.task_id for read in reads]))
+        )
+        found: dict[tuple[str, str], StoredRow] = {}
+        for row in connection.execute(query).mappings():
+            fields = {column.name: row[column] for column in tasks.columns}
+            found[(fields["id"], fields["owner"])] = StoredRow(fields, row["version"])
+        return [found.get((read.task_id, read.owner)) for read in reads]
 
     def write_many(self, connection: sa.Connection, writes: Sequence[TaskWrite]) -> list[int]:
         """Store `writes` (no two of one task); their new versions, in order.

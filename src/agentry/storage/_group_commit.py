@@ -19,7 +19,7 @@ import asyncio
 from collections.abc import Callable, Hashable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 import sqlalchemy as sa
 from sqlalchemy.exc import DBAPIError, OperationalError, SQLAlchemyError
@@ -65,6 +65,9 @@ class GroupCommitWriter(Generic[W, R]):
         describe: Names a write in error messages (default: `str`).
         max_batch: The most writes in one transaction.
         attempts: How many times a write that met contention is made before it fails.
+        thread_of: Another writer whose thread to share, so that the two never write at
+            the same time (SQLite has one writer: two writers on one thread never wait
+            for each other's lock).
 
     Raises:
         StorageConfigError: `max_batch` or `attempts` is less than 1.
@@ -92,6 +95,7 @@ class GroupCommitWriter(Generic[W, R]):
         describe: Callable[[W], str] = str,
         max_batch: int = 500,
         attempts: int = 5,
+        thread_of: GroupCommitWriter[Any, Any] | None = None,
     ) -> None:
         if max_batch < 1 or attempts < 1:
             raise StorageConfigError(
@@ -108,7 +112,12 @@ class GroupCommitWriter(Generic[W, R]):
         self._attempts = attempts
         self._queue: list[_Queued[W, R]] = []
         self._flusher: asyncio.Task[None] | None = None
-        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="group-commit")
+        self._owns_thread = thread_of is None
+        self._thread = (
+            ThreadPoolExecutor(max_workers=1, thread_name_prefix="group-commit")
+            if thread_of is None
+            else thread_of._thread
+        )
         self._connection: sa.Connection | None = None
 
     async def write(self, item: W) -> R:
@@ -133,7 +142,8 @@ class GroupCommitWriter(Generic[W, R]):
         if self._flusher is not None:
             await asyncio.shield(self._flusher)
         await asyncio.get_running_loop().run_in_executor(self._thread, self._disconnect)
-        self._thread.shutdown(wait=True)
+        if self._owns_thread:
+            self._thread.shutdown(wait=True)
 
     async def _flush(self) -> None:
         loop = asyncio.get_running_loop()
@@ -184,9 +194,9 @@ class GroupCommitWriter(Generic[W, R]):
             return error
         reason = str(error.orig) if isinstance(error, DBAPIError) else str(error)
         refusal = StorageWriteError(
-            f"could not store {self._describe(queued.item)}: {reason.strip()}. Nothing of "
-            "this write was stored (what was stored before is kept), and the writes "
-            "committed with it are not affected"
+            f"the database refused {self._describe(queued.item)}: {reason.strip()}. Nothing "
+            "of it was stored (what was stored before is kept), and the writes committed "
+            "with it are not affected"
         )
         refusal.__cause__ = error
         return refusal
