@@ -73,7 +73,8 @@ class GroupCommitWriter(Generic[W, R]):
         StorageConfigError: `max_batch` or `attempts` is less than 1.
 
     Example:
-        >>> engine = sa.create_engine("sqlite://")
+        >>> import tempfile
+        >>> engine = sa.create_engine(f"sqlite:///{tempfile.mkdtemp()}/notes.sqlite")
         >>> notes = sa.Table("notes", sa.MetaData(), sa.Column("text", sa.Text))
         >>> notes.create(engine)
         >>> def add(connection: sa.Connection, text: str) -> None:
