@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import itertools
+import json
 import os
 import signal
 import socket
@@ -45,6 +46,10 @@ __all__ = ["LoadResult", "agent", "compare", "main", "run_load", "run_on_postgre
 ROOT = Path(__file__).resolve().parents[1]
 DATABASE_ENV = "AGENTRY_BENCH_A2A_URL"
 WARM_UP = 20
+STREAMS_PER_CLIENT = 1000
+"""Streams one client process sends: more are spread over several, so that the client is
+never what holds the load back (one a2a-sdk client spends more CPU a stream than the
+server)."""
 STREAM_TIMEOUT = 1800.0
 """Seconds the client waits on a stream: a hang guard, well past a loaded machine's run."""
 
@@ -165,6 +170,52 @@ async def _send(url: str, count: int, errors: list[str], first_events: list[floa
     return sum(done)
 
 
+async def _send_from_processes(
+    url: str, count: int, errors: list[str], first_events: list[float]
+) -> int:
+    """Send `count` streams from as many client processes as `STREAMS_PER_CLIENT` asks,
+    started together once every one is ready."""
+    clients = -(-count // STREAMS_PER_CLIENT)
+    if clients <= 1:
+        return await _send(url, count, errors, first_events)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)])}
+    shares = [count // clients + (1 if n < count % clients else 0) for n in range(clients)]
+    processes = [
+        await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "benchmarks.a2a_load", "--client", url, str(share),
+            cwd=ROOT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        )
+        for share in shares
+    ]  # fmt: skip
+    for process in processes:
+        assert process.stdout is not None
+        await process.stdout.readline()  # "ready"
+    for process in processes:
+        assert process.stdin is not None
+        process.stdin.write(b"go\n")
+        await process.stdin.drain()
+    completed = 0
+    for process in processes:
+        output, _ = await process.communicate()
+        report = json.loads(output)
+        completed += report["completed"]
+        errors += report["errors"]
+        first_events += report["first_events"]
+    return completed
+
+
+def _client(url: str, count: int) -> None:
+    """One client process of `_send_from_processes`: says it is ready, waits for the go,
+    sends `count` streams and prints what they did as JSON."""
+    print("ready", flush=True)
+    sys.stdin.readline()
+    errors: list[str] = []
+    first_events: list[float] = []
+    completed = asyncio.run(_send(url, count, errors, first_events))
+    report = {"completed": completed, "errors": errors, "first_events": first_events}
+    print(json.dumps(report), flush=True)
+
+
 async def run_load(command: Sequence[str], port: int, tasks: int) -> LoadResult:
     """Start the server `command` starts on `port`, warm it up, and run `tasks` concurrent
     streaming tasks against it."""
@@ -174,7 +225,7 @@ async def run_load(command: Sequence[str], port: int, tasks: int) -> LoadResult:
         before = _cpu_seconds(process.pid)
         errors: list[str] = []
         first_events: list[float] = []
-        completed = await _send(url, tasks, errors, first_events)
+        completed = await _send_from_processes(url, tasks, errors, first_events)
         cpu = _cpu_seconds(process.pid) - before
     return LoadResult(tasks, completed, errors, cpu, first_events)
 
@@ -264,7 +315,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         help=f"a PostgreSQL URL to use instead of a throwaway server (default: ${DATABASE_ENV})",
     )
     parser.add_argument("--no-baseline", action="store_true", help="load the agentry server only")
+    parser.add_argument("--client", nargs=2, metavar=("URL", "COUNT"), help=argparse.SUPPRESS)
     arguments = parser.parse_args(argv)
+    if arguments.client:
+        _client(arguments.client[0], int(arguments.client[1]))
+        return
     baseline = not arguments.no_baseline
     if arguments.database:
         url: str = arguments.database
