@@ -17,12 +17,15 @@ from __future__ import annotations
 import argparse
 import asyncio
 import itertools
+import json
 import os
 import signal
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
+import time
 import uuid
 from collections.abc import AsyncGenerator, Callable, Sequence
 from contextlib import asynccontextmanager
@@ -43,6 +46,12 @@ __all__ = ["LoadResult", "agent", "compare", "main", "run_load", "run_on_postgre
 ROOT = Path(__file__).resolve().parents[1]
 DATABASE_ENV = "AGENTRY_BENCH_A2A_URL"
 WARM_UP = 20
+STREAMS_PER_CLIENT = 1000
+"""Streams one client process sends: more are spread over several, so that the client is
+never what holds the load back (one a2a-sdk client spends more CPU a stream than the
+server)."""
+STREAM_TIMEOUT = 1800.0
+"""Seconds the client waits on a stream: a hang guard, well past a loaded machine's run."""
 
 agent = Agent(
     client=ScriptedChatClient(itertools.repeat(ANSWER, 1_000_000), chunk_size=CHUNK),
@@ -60,10 +69,17 @@ class LoadResult:
     completed: int
     errors: list[str]
     cpu_seconds: float
+    first_event_seconds: list[float]
 
     @property
     def cpu_ms_per_task(self) -> float:
         return self.cpu_seconds / self.tasks * 1000
+
+    def first_event_percentile(self, percent: int) -> float:
+        """Seconds from sending a message to its stream's first event, at `percent`."""
+        if len(self.first_event_seconds) < 2:
+            return self.first_event_seconds[0] if self.first_event_seconds else float("nan")
+        return statistics.quantiles(self.first_event_seconds, n=100)[percent - 1]
 
 
 def _free_port() -> int:
@@ -110,13 +126,18 @@ async def _server(
             process.wait(10)
 
 
-async def _one_task(client: Client, errors: list[str]) -> bool:
+async def _one_task(client: Client, errors: list[str], first_events: list[float]) -> bool:
     request = SendMessageRequest(
         message=Message(message_id=uuid.uuid4().hex, role=Role.ROLE_USER, parts=[Part(text="go")])
     )
     status = TaskStatus()
+    sent = time.perf_counter()
+    first = True
     try:
         async for event in client.send_message(request):
+            if first:
+                first_events.append(time.perf_counter() - sent)
+                first = False
             if event.HasField("status_update"):
                 status = event.status_update.status
             elif event.HasField("task"):
@@ -131,17 +152,68 @@ async def _one_task(client: Client, errors: list[str]) -> bool:
     return True
 
 
-async def _send(url: str, count: int, errors: list[str]) -> int:
+async def _send(url: str, count: int, errors: list[str], first_events: list[float]) -> int:
+    # One connection a stream, no pool limit, and timeouts only as hang guards: the
+    # client must not be what fails or waits.
     limits = httpx.Limits(max_connections=None, max_keepalive_connections=None)
-    async with httpx.AsyncClient(timeout=httpx.Timeout(600, connect=600), limits=limits) as http:
+    timeout = httpx.Timeout(STREAM_TIMEOUT, pool=None)
+    async with httpx.AsyncClient(timeout=timeout, limits=limits) as http:
         client = await create_client(
             url, client_config=ClientConfig(streaming=True, httpx_client=http)
         )
         try:
-            done = await asyncio.gather(*(_one_task(client, errors) for _ in range(count)))
+            done = await asyncio.gather(
+                *(_one_task(client, errors, first_events) for _ in range(count))
+            )
         finally:
             await client.close()
     return sum(done)
+
+
+async def _send_from_processes(
+    url: str, count: int, errors: list[str], first_events: list[float]
+) -> int:
+    """Send `count` streams from as many client processes as `STREAMS_PER_CLIENT` asks,
+    started together once every one is ready."""
+    clients = -(-count // STREAMS_PER_CLIENT)
+    if clients <= 1:
+        return await _send(url, count, errors, first_events)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)])}
+    shares = [count // clients + (1 if n < count % clients else 0) for n in range(clients)]
+    processes = [
+        await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "benchmarks.a2a_load", "--client", url, str(share),
+            cwd=ROOT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        )
+        for share in shares
+    ]  # fmt: skip
+    for process in processes:
+        assert process.stdout is not None
+        await process.stdout.readline()  # "ready"
+    for process in processes:
+        assert process.stdin is not None
+        process.stdin.write(b"go\n")
+        await process.stdin.drain()
+    completed = 0
+    for process in processes:
+        output, _ = await process.communicate()
+        report = json.loads(output)
+        completed += report["completed"]
+        errors += report["errors"]
+        first_events += report["first_events"]
+    return completed
+
+
+def _client(url: str, count: int) -> None:
+    """One client process of `_send_from_processes`: says it is ready, waits for the go,
+    sends `count` streams and prints what they did as JSON."""
+    print("ready", flush=True)
+    sys.stdin.readline()
+    errors: list[str] = []
+    first_events: list[float] = []
+    completed = asyncio.run(_send(url, count, errors, first_events))
+    report = {"completed": completed, "errors": errors, "first_events": first_events}
+    print(json.dumps(report), flush=True)
 
 
 async def run_load(command: Sequence[str], port: int, tasks: int) -> LoadResult:
@@ -149,12 +221,13 @@ async def run_load(command: Sequence[str], port: int, tasks: int) -> LoadResult:
     streaming tasks against it."""
     url = f"http://127.0.0.1:{port}"
     async with _server(command, port) as process:
-        await _send(url, WARM_UP, [])
+        await _send(url, WARM_UP, [], [])
         before = _cpu_seconds(process.pid)
         errors: list[str] = []
-        completed = await _send(url, tasks, errors)
+        first_events: list[float] = []
+        completed = await _send_from_processes(url, tasks, errors, first_events)
         cpu = _cpu_seconds(process.pid) - before
-    return LoadResult(tasks, completed, errors, cpu)
+    return LoadResult(tasks, completed, errors, cpu, first_events)
 
 
 Databases = Callable[[str], str]
@@ -209,11 +282,14 @@ def run_on_postgres(tasks: int, *, baseline: bool) -> None:
 def report(agentry: LoadResult, plain: LoadResult | None, where: str) -> None:
     """One line per server, and the ratio of their CPU per task."""
     results = [("agentry", agentry)] + ([("plain a2a-sdk", plain)] if plain else [])
+    print(f"A2A load on {where}: machine load average {os.getloadavg()[0]:.1f} at the end")
     for name, result in results:
         print(
             f"A2A load, {result.tasks} concurrent streams on {where}, {name}: "
             f"{result.completed} completed, {len(result.errors)} errors, "
-            f"{result.cpu_ms_per_task:.1f} ms server CPU per task"
+            f"{result.cpu_ms_per_task:.1f} ms server CPU per task, first event after "
+            f"{result.first_event_percentile(50):.2f} s (p50) / "
+            f"{result.first_event_percentile(99):.2f} s (p99)"
         )
         for error in sorted(set(result.errors))[:5]:
             print(f"    {error}")
@@ -239,7 +315,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         help=f"a PostgreSQL URL to use instead of a throwaway server (default: ${DATABASE_ENV})",
     )
     parser.add_argument("--no-baseline", action="store_true", help="load the agentry server only")
+    parser.add_argument("--client", nargs=2, metavar=("URL", "COUNT"), help=argparse.SUPPRESS)
     arguments = parser.parse_args(argv)
+    if arguments.client:
+        _client(arguments.client[0], int(arguments.client[1]))
+        return
     baseline = not arguments.no_baseline
     if arguments.database:
         url: str = arguments.database

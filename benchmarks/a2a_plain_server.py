@@ -32,6 +32,7 @@ from starlette.applications import Starlette
 
 from agentry.a2a import build_agent_card
 from agentry.a2a._database import server_engine
+from agentry.a2a._serve import DEFAULT_BACKLOG
 from agentry.clients.scripted import ScriptedChatClient
 
 ANSWER = "The load benchmark's answer, streamed in small chunks to the client."
@@ -100,4 +101,5 @@ def create_plain_app(database: str, url: str) -> Starlette:
 if __name__ == "__main__":
     port, database = int(sys.argv[1]), sys.argv[2]
     url = f"http://127.0.0.1:{port}"
-    uvicorn.run(create_plain_app(database, url), host="127.0.0.1", port=port, log_level="warning")
+    app = create_plain_app(database, url)
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", backlog=DEFAULT_BACKLOG)

@@ -13,12 +13,13 @@ from __future__ import annotations
 import os
 from typing import Any
 
+import sqlalchemy as sa
 from sqlalchemy import event
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from agentry.storage import PoolSettings, StorageConfigError, async_url, create_engine, safe_url
 
-__all__ = ["server_engine", "server_pool"]
+__all__ = ["server_engine", "server_pool", "writer_engine"]
 
 _SQLITE_BUSY_TIMEOUT_MS = 30_000
 _POOL_TIMEOUT = 600.0
@@ -58,8 +59,23 @@ def server_engine(database: str | os.PathLike[str], pool: PoolSettings | None) -
     is_sqlite = _is_sqlite(database)
     engine = create_engine(database, pool or server_pool(database))
     if is_sqlite:
-        _one_writer_at_a_time(engine)
+        _one_writer_at_a_time(engine.sync_engine)
     return engine
+
+
+def writer_engine(engine: AsyncEngine) -> sa.Engine | None:
+    """A synchronous engine of one connection to `engine`'s database, for a writer on a
+    thread of its own (`GroupCommitWriter`); `None` for SQLite in memory, which another
+    connection would not see.
+    """
+    url = engine.url
+    if url.get_backend_name() == "sqlite":
+        if url.database in (None, "", ":memory:"):
+            return None
+        sync = sa.create_engine(url.set(drivername="sqlite"), poolclass=sa.pool.NullPool)
+        _one_writer_at_a_time(sync)
+        return sync
+    return sa.create_engine(url.set(drivername="postgresql+psycopg"), poolclass=sa.pool.NullPool)
 
 
 def _is_sqlite(database: str | os.PathLike[str]) -> bool:
@@ -72,11 +88,11 @@ def _is_sqlite(database: str | os.PathLike[str]) -> bool:
     return backend == "sqlite"
 
 
-def _one_writer_at_a_time(engine: AsyncEngine) -> None:
+def _one_writer_at_a_time(engine: sa.Engine) -> None:
     """WAL mode, a busy timeout, and transactions that take the write lock as they begin
     (a read that later writes cannot then fail to upgrade its lock)."""
 
-    @event.listens_for(engine.sync_engine, "connect")
+    @event.listens_for(engine, "connect")
     def _configure(connection: Any, _record: object) -> None:  # pyright: ignore[reportUnusedFunction]
         # The driver's own transaction handling is off: the "begin" hook below starts them.
         connection.isolation_level = None
@@ -86,7 +102,7 @@ def _one_writer_at_a_time(engine: AsyncEngine) -> None:
         cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.close()
 
-    @event.listens_for(engine.sync_engine, "begin")
+    @event.listens_for(engine, "begin")
     def _begin(connection: Any) -> None:  # pyright: ignore[reportUnusedFunction]
         # A schema upgrade opens its own `BEGIN IMMEDIATE` on an autocommit connection.
         if connection.get_execution_options().get("isolation_level") != "AUTOCOMMIT":

@@ -17,7 +17,10 @@ from agentry.storage import PoolSettings
 if TYPE_CHECKING:
     from agentry.durable import DurableRuntime
 
-__all__ = ["add_arguments", "load_agent", "main", "serve"]
+__all__ = ["DEFAULT_BACKLOG", "add_arguments", "load_agent", "main", "serve"]
+
+DEFAULT_BACKLOG = 8192
+"""Connections waiting to be accepted (uvicorn's default is 2048)."""
 
 
 def load_agent(target: str) -> SupportsAgentRun:
@@ -44,6 +47,7 @@ def serve(
     pool: PoolSettings | None = None,
     lease_duration: float = 15.0,
     durable: DurableRuntime | None = None,
+    backlog: int = DEFAULT_BACKLOG,
 ) -> None:
     """Serve `agent` over A2A with uvicorn until interrupted.
 
@@ -60,6 +64,9 @@ def serve(
             renewing its lease counts as dead (see :func:`create_app`).
         durable: A durable runtime to run each task in, so that another server resumes
             the tasks of a dead one (see :func:`create_app`).
+        backlog: Connections the system holds while the server has not accepted them
+            yet (bounded by the system's `net.core.somaxconn`); a burst of more clients
+            than this at once makes the rest retry their connection after a second.
 
     Raises:
         MissingExtraError: The `a2a` extra is not installed.
@@ -79,7 +86,7 @@ def serve(
         lease_duration=lease_duration,
         durable=durable,
     )
-    uvicorn.run(app, host=host, port=port, log_level=log_level)
+    uvicorn.run(app, host=host, port=port, log_level=log_level, backlog=backlog)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -144,6 +151,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="seconds after which the durable runs of a server that stopped are taken over "
         "by the live ones (default: 60)",
     )
+    parser.add_argument(
+        "--backlog",
+        type=int,
+        default=DEFAULT_BACKLOG,
+        help="connections waiting to be accepted, for bursts of many clients at once "
+        f"(default: {DEFAULT_BACKLOG}; the system's net.core.somaxconn bounds it)",
+    )
     parser.add_argument("--log-level", default="info", help="uvicorn log level")
 
 
@@ -177,6 +191,7 @@ def run_from_arguments(arguments: argparse.Namespace) -> int:
             pool=pool,
             lease_duration=arguments.lease,
             durable=durable,
+            backlog=arguments.backlog,
         )
     except AgentryError as error:
         print(f"error: {error}", file=sys.stderr)

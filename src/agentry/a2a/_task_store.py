@@ -10,18 +10,29 @@ from pathlib import Path
 from typing import cast
 
 import sqlalchemy as sa
-from a2a.server.cluster import DatabaseTaskEventStream, VersionedDatabaseTaskStore
+from a2a.server.cluster import (
+    DatabaseTaskEventStream,
+    StoredTask,
+    TaskVersion,
+    VersionedDatabaseTaskStore,
+)
+from a2a.server.context import ServerCallContext
+from a2a.server.events import Event
 from a2a.server.models import TaskEventModel, TaskModel, TaskVersionModel, create_task_model
 from a2a.server.tasks import DatabaseTaskStore
+from a2a.types import Task
+from a2a.utils.proto_utils import to_stream_response
 from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlalchemy.orm import DeclarativeBase
 from typing_extensions import override
 
-from agentry.a2a._database import server_engine
+from agentry.a2a._database import server_engine, writer_engine
 from agentry.a2a._leases import LEASES_SCHEMA, owner_from_context
 from agentry.a2a._sessions import DEFAULT_DATABASE
 from agentry.a2a._sql_sessions import SQLContextSessionStore
+from agentry.a2a._task_writes import StoredRow, TaskAccess, TaskRead, TaskWrite, TaskWrites
 from agentry.storage import (
+    GroupCommitWriter,
     PoolSettings,
     Schema,
     create_tables,
@@ -111,12 +122,20 @@ class TaskTableStore(VersionedDatabaseTaskStore):
     and upgraded by agentry's versioned schemas; tasks belong to their owner (see
     `owner_from_context`), so a sweep can fail another server's tasks.
 
+    Writes are group-committed: the writes that queue while one batch is being committed
+    are committed together, in one transaction on a connection of their own (see
+    `GroupCommitWriter`). A write returns once its batch is committed, so a task is
+    readable, here and through any server on the database, once its write returns.
+
     Args:
         engine: The database's engine.
         table: The task table.
+        max_batch: The most task writes in one transaction.
     """
 
-    def __init__(self, engine: AsyncEngine, *, table: str = TASKS_TABLE) -> None:
+    def __init__(
+        self, engine: AsyncEngine, *, table: str = TASKS_TABLE, max_batch: int = 500
+    ) -> None:
         super().__init__(engine, create_table=False, owner_resolver=owner_from_context)
         tasks = self.as_task_store
         assert isinstance(tasks, DatabaseTaskStore)
@@ -124,12 +143,81 @@ class TaskTableStore(VersionedDatabaseTaskStore):
         self.engine = engine
         self.table = _task_table(table)
         self._schema = _tasks_schema(table)
+        self._ready = False
+        self.writer: GroupCommitWriter[TaskAccess, int | StoredRow | None] | None = None
+        """The writer of the task reads and writes (`None` for SQLite in memory)."""
+        sync_engine = writer_engine(engine)
+        if sync_engine is not None:
+            writes = TaskWrites(self.table, dialect=sync_engine.dialect.name)
+            self.writer = GroupCommitWriter(
+                sync_engine,
+                write_one=writes.access_one,
+                write_many=writes.access_many,
+                key=lambda write: write.task_id,
+                max_batch=max_batch,
+            )
 
     @override
     async def initialize(self) -> None:
         """Bring the task tables to this version (a newer one raises `SchemaVersionError`)."""
         await ensure_schema(self.engine, self._schema)
         await super().initialize()
+        self._ready = True
+
+    @override
+    async def save(
+        self,
+        task: Task,
+        *,
+        event: Event | None = None,
+        prev: Task | None = None,
+        prev_version: TaskVersion,
+        context: ServerCallContext,
+    ) -> TaskVersion:
+        """Store `task` in the next batch, if its stored version is still `prev_version`.
+
+        Raises:
+            ConcurrentTaskModificationError: The task changed since `prev_version`.
+            StorageWriteError: The database refused the write (nothing of it is stored).
+        """
+        if self.writer is None:
+            return await super().save(
+                task, event=event, prev=prev, prev_version=prev_version, context=context
+            )
+        if not self._ready:
+            await self.initialize()
+        write = TaskWrite.of(
+            task,
+            owner=owner_from_context(context),
+            prev_version=None if prev_version.is_missing else _version_number(prev_version),
+            event=None if event is None else to_stream_response(event).SerializeToString(),
+        )
+        version = await self.writer.write(write)
+        assert isinstance(version, int)
+        return TaskVersion(version)
+
+    @override
+    async def get(self, task_id: str, context: ServerCallContext) -> StoredTask | None:
+        """The task `task_id` with its stored version, read in the next batch."""
+        if self.writer is None:
+            return await super().get(task_id, context)
+        if not self._ready:
+            await self.initialize()
+        found = await self.writer.write(TaskRead(task_id, owner_from_context(context)))
+        if found is None:
+            return None
+        assert isinstance(found, StoredRow)
+        task = found.task()
+        if task is None:  # a row of an older layout: the SDK converts it
+            return await super().get(task_id, context)
+        version = TaskVersion.MISSING if found.version is None else TaskVersion(found.version)
+        return StoredTask(task, version)
+
+    async def close(self) -> None:
+        """Commit the queued writes and release the writer's connection."""
+        if self.writer is not None:
+            await self.writer.close()
+            self.writer.engine.dispose()
 
 
 class A2AStores:
@@ -146,6 +234,10 @@ class A2AStores:
         self.tasks = TaskTableStore(self.engine)
         self.events = DatabaseTaskEventStream(self.engine, create_table=False)
         self.sessions = SQLContextSessionStore(engine=self.engine)
+        sessions_engine = writer_engine(self.engine)
+        if sessions_engine is not None:
+            # On the task writer's thread: SQLite's one writer never waits for itself.
+            self.sessions.commit_in_groups(sessions_engine, thread_of=self.tasks.writer)
 
     async def start(self) -> None:
         """Prepare every table, so a server on a database it cannot use fails at start."""
@@ -155,8 +247,17 @@ class A2AStores:
         await self.sessions.prepare()
 
     async def close(self) -> None:
-        """Release the database connections."""
+        """Commit the queued writes, and release the database connections."""
+        await self.sessions.close()
+        await self.tasks.close()
         await self.engine.dispose()
+
+
+def _version_number(version: TaskVersion) -> int:
+    number: object = version._value  # pyright: ignore[reportPrivateUsage]  # its only reader
+    if not isinstance(number, int):
+        raise TypeError(f"the task store's versions are numbers, got {number!r}")
+    return number
 
 
 def resolve_database(database: str | Path | None) -> str | Path | None:

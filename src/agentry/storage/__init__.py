@@ -14,10 +14,16 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING
 
-from agentry.storage._errors import SchemaVersionError, StorageConfigError, StorageError
+from agentry.storage._errors import (
+    SchemaVersionError,
+    StorageConfigError,
+    StorageError,
+    StorageWriteError,
+)
 
 _EXPORTS: dict[str, str] = {
     "DATABASE_URL_ENV": "agentry.storage._urls",
+    "GroupCommitWriter": "agentry.storage._group_commit",
     "VERSIONS_TABLE": "agentry.storage._sqlite_versions",
     "Migration": "agentry.storage._schema",
     "PoolSettings": "agentry.storage._settings",
@@ -41,6 +47,7 @@ _EXPORTS: dict[str, str] = {
 __all__ = [
     "DATABASE_URL_ENV",
     "VERSIONS_TABLE",
+    "GroupCommitWriter",
     "Migration",
     "PoolSettings",
     "SQLTableStore",
@@ -48,6 +55,7 @@ __all__ = [
     "SchemaVersionError",
     "StorageConfigError",
     "StorageError",
+    "StorageWriteError",
     "StoreDatabase",
     "async_url",
     "create_engine",
@@ -79,6 +87,7 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:
     from agentry.storage._database import StoreDatabase, table_schema
+    from agentry.storage._group_commit import GroupCommitWriter
     from agentry.storage._pool import create_engine
     from agentry.storage._schema import (
         Migration,

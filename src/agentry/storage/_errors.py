@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from agentry.errors import AgentryError
 
-__all__ = ["SchemaVersionError", "StorageConfigError", "StorageError"]
+__all__ = ["SchemaVersionError", "StorageConfigError", "StorageError", "StorageWriteError"]
 
 
 class StorageError(AgentryError):
@@ -27,3 +27,8 @@ def newer_version_error(component: str, found: int, known: int) -> SchemaVersion
         f"this one knows version {known} at most. Upgrade agentry here too (nothing was "
         "changed)"
     )
+
+
+class StorageWriteError(StorageError):
+    """A store could not write: the database refused the write, or stayed busy. Nothing
+    of the write was stored, and what was stored before is kept."""
