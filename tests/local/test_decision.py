@@ -149,6 +149,12 @@ def test_parse_decision_reads_calls_answers_and_questions() -> None:
         parse_decision('{"action": "add", "argum')
 
 
+def test_an_answer_with_raw_line_breaks_in_its_text_is_read_whole() -> None:
+    # The model writes letters and lists with real line breaks inside the JSON string.
+    output = '{"action": "answer", "text": "Dear landlord,\n\nThe tap leaks.\n\tThanks"}'
+    assert parse_decision(output) == Answer("Dear landlord,\n\nThe tap leaks.\n\tThanks")
+
+
 def test_a_structured_answer_leaves_out_the_question() -> None:
     schema = output_schema(prompt_mode({"tools": [add], "response_format": Point}))
     assert schema is not None

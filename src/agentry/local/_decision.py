@@ -138,7 +138,7 @@ def parse_decision(text: str, *, structured_answer: bool = False) -> ToolCall | 
         LocalModelError: The output is not a complete move (it was cut off by max_tokens).
     """
     try:
-        data = json.loads(text)
+        data = json.loads(text, strict=False)  # the grammar lets raw newlines into strings
     except json.JSONDecodeError:
         raise LocalModelError(
             f"the model's output ended before its JSON was complete ({text[:80]!r}...); "
