@@ -37,25 +37,14 @@ async def measure(model: str = DEFAULT_LOCAL_MODEL, n_threads: int | None = None
     info = await client.load()
     ready = time.perf_counter() - started
 
-    options: ChatOptions = {"max_tokens": _TOKENS, "temperature": 0.0}
     await client.get_response("Say hi.", options={"max_tokens": 4})  # warm the prompt path
-    started = time.perf_counter()
-    first_token: float | None = None
-    stream = client.get_response(_PROMPT, stream=True, options=options)
-    async for update in stream:
-        if first_token is None and update.text:
-            first_token = time.perf_counter() - started
-    total = time.perf_counter() - started
-    final = await stream.get_final_response()
-    usage = final.usage_details or {}
-    generated = usage.get("output_token_count", 0)
-    decode_seconds = total - (first_token or 0.0)
-    rate = (generated - 1) / decode_seconds if generated > 1 and decode_seconds > 0 else 0.0
+    first_token, decode_seconds, generated = await _decode(client)
+    rate = _rate(generated, decode_seconds)
     threads = "default" if n_threads is None else str(n_threads)
     print(
         f"local model {info.name:<28} threads {threads:<7} "
         f"load {info.load_seconds:5.2f} s (ready incl. sha256 {ready:5.2f} s)   "
-        f"first token {(first_token or 0.0) * 1000:6.0f} ms   "
+        f"first token {first_token * 1000:6.0f} ms   "
         f"{rate:5.1f} tokens/s ({generated} tokens)"
     )
 
@@ -75,11 +64,12 @@ def _raw_decode_rate(llm: Any) -> float:
             pieces.append(str(delta))
     decode_seconds = time.perf_counter() - started - (first_token or 0.0)
     generated = len(llm.tokenize("".join(pieces).encode(), add_bos=False))
-    return (generated - 1) / decode_seconds if generated > 1 and decode_seconds > 0 else 0.0
+    return _rate(generated, decode_seconds)
 
 
-async def _agentry_decode_rate(client: LocalChatClient) -> float:
-    """Tokens/s of agentry's client decoding the benchmark's reply."""
+async def _decode(client: LocalChatClient) -> tuple[float, float, int]:
+    """agentry's client streaming the benchmark's reply: seconds to the first token, seconds
+    decoding after it, and tokens generated."""
     options: ChatOptions = {"max_tokens": _TOKENS, "temperature": 0.0}
     started = time.perf_counter()
     first_token: float | None = None
@@ -89,8 +79,18 @@ async def _agentry_decode_rate(client: LocalChatClient) -> float:
             first_token = time.perf_counter() - started
     decode_seconds = time.perf_counter() - started - (first_token or 0.0)
     usage = (await stream.get_final_response()).usage_details or {}
-    generated = usage.get("output_token_count", 0)
+    return first_token or 0.0, decode_seconds, usage.get("output_token_count", 0)
+
+
+def _rate(generated: int, decode_seconds: float) -> float:
+    """Tokens per second after the first token."""
     return (generated - 1) / decode_seconds if generated > 1 and decode_seconds > 0 else 0.0
+
+
+async def _agentry_decode_rate(client: LocalChatClient) -> float:
+    """Tokens/s of agentry's client decoding the benchmark's reply."""
+    _, decode_seconds, generated = await _decode(client)
+    return _rate(generated, decode_seconds)
 
 
 async def measure_against_raw(
