@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -28,10 +29,17 @@ def task(task_id: str, state: TaskState = TaskState.TASK_STATE_WORKING) -> Task:
     return Task(id=task_id, context_id="c", status=TaskStatus(state=state))
 
 
-async def test_writes_of_many_tasks_land_with_their_versions(database_url: str) -> None:
+@pytest.fixture
+async def store(database_url: str) -> AsyncIterator[TaskTableStore]:
+    """The server's task store on a new database, closed after the test."""
     store = TaskTableStore(server_engine(database_url, None))
     await store.initialize()
+    yield store
+    await store.close()
+    await store.engine.dispose()
 
+
+async def test_writes_of_many_tasks_land_with_their_versions(store: TaskTableStore) -> None:
     firsts = await asyncio.gather(
         *(store.save(task(f"t{i}"), prev_version=TaskVersion.MISSING, context=CONTEXT)
           for i in range(50))
@@ -42,8 +50,6 @@ async def test_writes_of_many_tasks_land_with_their_versions(database_url: str) 
           for i, version in enumerate(firsts))
     )  # fmt: skip
     stored = await store.get("t7", CONTEXT)
-    await store.close()
-    await store.engine.dispose()
 
     assert set(firsts) == {TaskVersion(1)}
     assert set(seconds) == {TaskVersion(2)}
@@ -53,10 +59,8 @@ async def test_writes_of_many_tasks_land_with_their_versions(database_url: str) 
 
 
 async def test_two_writes_from_one_version_store_one_and_refuse_the_other(
-    database_url: str,
+    store: TaskTableStore,
 ) -> None:
-    store = TaskTableStore(server_engine(database_url, None))
-    await store.initialize()
     first = await store.save(task("t"), prev_version=TaskVersion.MISSING, context=CONTEXT)
 
     results = await asyncio.gather(
@@ -66,8 +70,6 @@ async def test_two_writes_from_one_version_store_one_and_refuse_the_other(
         return_exceptions=True,
     )
     stored = await store.get("t", CONTEXT)
-    await store.close()
-    await store.engine.dispose()
 
     assert results[0] == TaskVersion(2)
     assert isinstance(results[1], ConcurrentTaskModificationError)
@@ -77,10 +79,8 @@ async def test_two_writes_from_one_version_store_one_and_refuse_the_other(
 
 
 async def test_canceling_a_finished_task_is_refused_and_leaves_it_finished(
-    database_url: str,
+    store: TaskTableStore,
 ) -> None:
-    store = TaskTableStore(server_engine(database_url, None))
-    await store.initialize()
     first = await store.save(task("t"), prev_version=TaskVersion.MISSING, context=CONTEXT)
     done = await store.save(
         task("t", TaskState.TASK_STATE_COMPLETED), prev_version=first, context=CONTEXT
@@ -95,8 +95,6 @@ async def test_canceling_a_finished_task_is_refused_and_leaves_it_finished(
         task("u", TaskState.TASK_STATE_CANCELED), prev_version=running, context=CONTEXT
     )
     stored = await store.get("t", CONTEXT)
-    await store.close()
-    await store.engine.dispose()
 
     assert version == TaskVersion(2)
     assert stored is not None
