@@ -28,6 +28,7 @@ from agentry.types import (
     check_chat_options,
     merge_chat_options,
     normalize_messages,
+    reject_unknown_keywords,
     suggest_keywords,
 )
 
@@ -189,7 +190,6 @@ class Agent(BaseAgent):
         **run_options: Unpack[AgentRunOptions],
     ) -> ResponseStream[AgentResponseUpdate, AgentResponse[OutputT]]: ...
 
-    @suggest_keywords
     def run(
         self,
         messages: AgentRunInputs | None = None,
@@ -204,6 +204,7 @@ class Agent(BaseAgent):
         output_retries: int | None = None,
         usage_limits: UsageLimits | None = None,
         session_usage_limits: UsageLimits | None = None,
+        **unknown: object,
     ) -> Awaitable[AgentResponse[Any]] | ResponseStream[AgentResponseUpdate, AgentResponse[Any]]:
         """Run the agent on `messages`.
 
@@ -241,6 +242,8 @@ class Agent(BaseAgent):
             ...     response = await agent.run("What is the weather?")
             ...     print(response.text)
         """
+        if unknown:
+            reject_unknown_keywords(Agent.run, self, unknown)
         kinds = self._middleware_by_kind
         if middleware:
             extra = split_middleware(middleware)

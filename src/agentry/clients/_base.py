@@ -22,7 +22,7 @@ from agentry.types import (
     RetryPolicy,
     check_chat_options,
     normalize_messages,
-    suggest_keywords,
+    reject_unknown_keywords,
 )
 
 if TYPE_CHECKING:
@@ -98,13 +98,13 @@ class BaseChatClient:
                 "that yields ChatResponseUpdates"
             )
 
-    @suggest_keywords
     def _get_response(
         self,
         messages: AgentRunInputs,
         *,
         stream: bool = False,
         options: ChatOptions | None = None,
+        **unknown: object,
     ) -> Awaitable[ChatResponse] | ResponseStream[ChatResponseUpdate, ChatResponse]:
         """Send `messages` to the model.
 
@@ -121,11 +121,13 @@ class BaseChatClient:
             TypeError: An unknown keyword argument or chat option; the message names the
                 closest valid one.
         """
+        if unknown:
+            reject_unknown_keywords(BaseChatClient.get_response, self, unknown)
         check_chat_options(options, options_type=self.options_type)
         message_list = normalize_messages(messages)
         chat_options: ChatOptions = options if options is not None else ChatOptions()
-        response_format = chat_options.get("response_format")
         if stream:
+            response_format = chat_options.get("response_format")
             if self.middleware:
                 updates = self._stream_with_middleware(message_list, chat_options)
             else:
