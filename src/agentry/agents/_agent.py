@@ -12,6 +12,7 @@ from agentry.agents._agent_middleware import run_with_agent_middleware
 from agentry.agents._base import BaseAgent
 from agentry.agents._run_loop import RunPlan, has_history_provider
 from agentry.middleware import MiddlewareTypes, split_middleware
+from agentry.observability import get_telemetry_observer
 from agentry.sessions import AgentSession, ContextProvider, InMemoryHistoryProvider
 from agentry.tools import (
     FunctionInvocationConfiguration,
@@ -248,8 +249,11 @@ class Agent(BaseAgent):
         if middleware:
             extra = split_middleware(middleware)
             kinds = {kind: [*kinds[kind], *extra[kind]] for kind in kinds}
-        check_chat_options(options, options_type=self._options_type)
-        run_options = merge_chat_options(self.default_options, options)
+        if options is None:
+            run_options = self.default_options.copy()
+        else:
+            check_chat_options(options, options_type=self._options_type)
+            run_options = merge_chat_options(self.default_options, options)
         if response_format is not None:
             run_options["response_format"] = response_format
         if tools is None:
@@ -275,10 +279,23 @@ class Agent(BaseAgent):
                 self.session_usage_limits if session_usage_limits is None else session_usage_limits
             ),
         )
+        input_messages = normalize_messages(messages)
+        if not stream and not kinds["agent"]:  # the common case: no context to build
+            return get_telemetry_observer().agent_response(
+                self,
+                input_messages,
+                session,
+                run_options,
+                plan.respond_directly(
+                    input_messages,
+                    session,
+                    dict(function_invocation_kwargs) if function_invocation_kwargs else {},
+                ),
+            )
         return run_with_agent_middleware(
             self,
             kinds["agent"],
-            normalize_messages(messages),
+            input_messages,
             session,
             stream=stream,
             core=plan.updates,

@@ -84,6 +84,15 @@ class RunPlan:
         """The run's response, as agent middleware's context gives it (not streaming)."""
         return self._start(context, stream=False).respond()
 
+    def respond_directly(
+        self,
+        messages: list[Message],
+        session: AgentSession | None,
+        function_invocation_kwargs: dict[str, object],
+    ) -> Awaitable[AgentResponse]:
+        """The run's response when no agent middleware needs a context to see it."""
+        return _Run(self, messages, session, function_invocation_kwargs, False).respond()
+
     def _start(self, context: AgentContext, *, stream: bool) -> _Run:
         if context.options is not None:
             self.options = context.options
