@@ -277,7 +277,8 @@ class _Run:
                 return
 
         # Instructions went into the system message; clients get them only there.
-        options: ChatOptions = {k: v for k, v in plan.options.items() if k != "instructions"}  # type: ignore[assignment]
+        options = plan.options.copy()
+        options.pop("instructions", None)
         if self.session.service_session_id and "conversation_id" not in options:
             options["conversation_id"] = self.session.service_session_id
         response_format = options.get("response_format")
@@ -290,7 +291,7 @@ class _Run:
         while True:
             if rounds >= plan.config.max_iterations and limit is None:
                 limit = "max_iterations"
-            call_options: ChatOptions = dict(options)  # type: ignore[assignment]
+            call_options = options.copy()
             if limit is not None:
                 call_options.pop("tools", None)
                 call_options["tool_choice"] = "none"
@@ -311,11 +312,9 @@ class _Run:
             response: ChatResponse = yield step
             if self.guard is not None:
                 self.guard.after_response(response.usage_details)
-            calls = [c for m in response.messages for c in m.contents if c.type == "function_call"]
-            if limit is not None and calls:
+            if limit is not None:
                 self._answer_without_calls(response, limit)
-                calls = []
-            self._record(response)
+            calls = self._record(response)
             conversation.extend(response.messages)
             self.new_messages.extend(response.messages)
             if response.conversation_id:
@@ -358,7 +357,7 @@ class _Run:
         """Take the input's answers to earlier approval and authorization requests out of
         it, and what they mean; None when it answers none (nothing to resume)."""
         context = self.context
-        if not any(c.type in _ANSWER_TYPES for m in context.input_messages for c in m.contents):
+        if not _answers_requests(context.input_messages):
             return None
         granted = resolve_authorizations(context.input_messages, context.get_messages)
         outcome = resolve_approvals(granted.messages, context.get_messages, self.tools, rules)
@@ -376,6 +375,8 @@ class _Run:
     def _answer_without_calls(self, response: ChatResponse, limit: str) -> None:
         """Keep the answer of a model asked to answer without tools, less any tool calls
         it made anyway (nothing will run them); raise if it made nothing else."""
+        if not any(c.type == "function_call" for m in response.messages for c in m.contents):
+            return
         if not response.text:
             names = sorted({c.name or "?" for m in response.messages for c in m.contents if c.name})
             raise ToolLoopLimitError(_limit_problem(self.plan.config, limit, names))
@@ -406,20 +407,17 @@ class _Run:
         return added, bool(asking)
 
     def _prompt(self) -> list[Message]:
-        instructions = [
-            text
-            for text in (
-                self.plan.instructions,
-                self.context.options.get("instructions"),
-                *self.context.instructions,
-            )
-            if text
-        ]
-        history = self.context.get_messages()
-        if self.session.service_session_id:
-            history = []  # the service keeps the conversation
-        prompt = [Message("system", ["\n".join(instructions)])] if instructions else []
-        return [*prompt, *history, *self.context.input_messages]
+        context = self.context
+        instructions = self.plan.instructions
+        more = context.options.get("instructions")
+        if more or context.instructions:
+            parts = (instructions, more, *context.instructions)
+            instructions = "\n".join(text for text in parts if text)
+        history: list[Message] = []
+        if context.context_messages and not self.session.service_session_id:
+            history = context.get_messages()  # unless the service keeps the conversation
+        prompt = [Message("system", [instructions])] if instructions else []
+        return [*prompt, *history, *context.input_messages]
 
     def _call_model(self, messages: list[Message], options: ChatOptions) -> Awaitable[ChatResponse]:
         """One plain model call, through the agent's chat middleware."""
@@ -484,17 +482,25 @@ class _Run:
             function_invocation_kwargs=self.function_invocation_kwargs,
         )
 
-    def _record(self, response: ChatResponse) -> None:
-        self.usage = add_usage_details(self.usage, response.usage_details)
+    def _record(self, response: ChatResponse) -> list[Content]:
+        """Keep what the run's response takes from a model response, and name the author
+        of its assistant messages; the tool calls it makes."""
+        if response.usage_details is not None:
+            self.usage = add_usage_details(self.usage, response.usage_details)
         if response.response_id is not None:
             self.response_id = response.response_id
         if response.created_at is not None:
             self.created_at = response.created_at
         if response.finish_reason is not None:
             self.finish_reason = response.finish_reason
+        calls: list[Content] = []
         for message in response.messages:
             if message.author_name is None and message.role == "assistant":
                 message.author_name = self.author_name
+            for content in message.contents:
+                if content.type == "function_call":
+                    calls.append(content)
+        return calls
 
     def _agent_update(self, update: ChatResponseUpdate) -> AgentResponseUpdate:
         return AgentResponseUpdate.from_chat_update(
@@ -535,6 +541,16 @@ _Step = Awaitable[object] | AgentResponseUpdate | _ModelStream
 """What the turns of a run yield: see `_Run._turns`."""
 
 _ANSWER_TYPES = frozenset(("function_approval_response", "authorization_response"))
+
+
+def _answers_requests(messages: list[Message]) -> bool:
+    """Whether `messages` answer approval or authorization requests (plain loops: this
+    runs at the start of every run)."""
+    for message in messages:
+        for content in message.contents:
+            if content.type in _ANSWER_TYPES:
+                return True
+    return False
 
 
 async def _call_through(

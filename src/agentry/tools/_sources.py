@@ -24,7 +24,10 @@ class ToolSource(Protocol):
 
 async def expand_tool_sources(tools: list[Any]) -> list[Any]:
     """`tools` with every tool source replaced by the tools it loads."""
-    if not any(getattr(type(t), "load_tools", None) is not None for t in tools):  # pyright: ignore[reportUnknownArgumentType]
+    for tool in tools:  # a loop, not any(): this runs at the start of every agent run
+        if getattr(type(tool), "load_tools", None) is not None:  # pyright: ignore[reportUnknownArgumentType]
+            break
+    else:
         return tools
     expanded: list[object] = []
     for item in tools:
