@@ -59,7 +59,7 @@ if TYPE_CHECKING:
 __all__ = ["RunPlan", "has_history_provider"]
 
 
-@dataclass
+@dataclass(slots=True)
 class RunPlan:
     """Everything one run needs, resolved from the agent and the call."""
 

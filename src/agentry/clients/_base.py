@@ -191,11 +191,11 @@ class BaseChatClient:
     async def _model_response(self, messages: list[Message], options: ChatOptions) -> ChatResponse:
         """The model's response, tried again under the call's retry policy; it names the
         response format it was asked for."""
-        policy = self._retry_policy(options)
         started = time.monotonic()
         try:
             response = await self._inner_get_response(messages=messages, options=options)
         except ChatClientError as error:
+            policy = self._retry_policy(options)
             if policy is None:
                 raise
             response = await self._retry(policy, error, messages, options, started=started)

@@ -39,7 +39,7 @@ to raise, or a function of (messages, options) returning one of those."""
 _call_ids = itertools.count(1)
 
 
-@dataclass
+@dataclass(slots=True)
 class RecordedCall:
     """What the client was sent in one call."""
 
