@@ -29,6 +29,7 @@ from agentry.agents._authorizations import (
 )
 from agentry.agents._output_check import OutputCheck
 from agentry.agents._usage_guard import UsageGuard
+from agentry.clients import BaseChatClient, get_checked_response
 from agentry.errors import ToolLoopLimitError
 from agentry.middleware import AgentContext, ChatContext, MiddlewareFunction, run_pipeline
 from agentry.sessions import AgentSession, ContextProvider, HistoryProvider, SessionContext
@@ -51,6 +52,7 @@ from agentry.types import (
     Message,
     UsageLimits,
     add_usage_details,
+    check_chat_options,
 )
 
 if TYPE_CHECKING:
@@ -279,6 +281,8 @@ class _Run:
         # Instructions went into the system message; clients get them only there.
         options = plan.options.copy()
         options.pop("instructions", None)
+        if isinstance(plan.client, BaseChatClient):  # its model calls skip the check
+            check_chat_options(options, options_type=plan.client.options_type)
         if self.session.service_session_id and "conversation_id" not in options:
             options["conversation_id"] = self.session.service_session_id
         response_format = options.get("response_format")
@@ -421,8 +425,8 @@ class _Run:
 
     def _call_model(self, messages: list[Message], options: ChatOptions) -> Awaitable[ChatResponse]:
         """One plain model call, through the agent's chat middleware."""
-        if not self.plan.chat_middleware:
-            return self.plan.client.get_response(messages, options=options)
+        if not self.plan.chat_middleware:  # options checked once per run, in `_turns`
+            return get_checked_response(self.plan.client, messages, options)
         return _call_through(self.plan.chat_middleware, self.plan.client, messages, options)
 
     async def _stream_model(

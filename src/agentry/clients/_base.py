@@ -5,13 +5,13 @@ from __future__ import annotations
 import inspect
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from agentry.clients._retrying import RetriedStream, retry_response
 from agentry.errors import ChatClientError
 from agentry.middleware import ChatContext, MiddlewareTypes, run_pipeline, split_middleware
 from agentry.observability import get_telemetry_observer
-from agentry.protocols import chat_get_response_method
+from agentry.protocols import SupportsChatGetResponse, chat_get_response_method
 from agentry.types import (
     AgentRunInputs,
     ChatOptions,
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from agentry.sessions import ContextProvider
     from agentry.tools import FunctionInvocationConfiguration
 
-__all__ = ["BaseChatClient"]
+__all__ = ["BaseChatClient", "get_checked_response"]
 
 
 class BaseChatClient:
@@ -136,16 +136,23 @@ class BaseChatClient:
                 self, message_list, chat_options, updates
             )
             return ResponseStream(updates, lambda items: self._fold_updates(items, response_format))
-        response = (
-            self._respond_with_middleware(message_list, chat_options)
-            if self.middleware
-            else self._model_response(message_list, chat_options)
-        )
-        return get_telemetry_observer().chat_response(self, message_list, chat_options, response)
+        return self._checked_response(message_list, chat_options)
 
     # Callers see the overloads of `ChatGetResponseMethod`.
     get_response = chat_get_response_method(_get_response)
     del _get_response
+
+    def _checked_response(
+        self, messages: list[Message], options: ChatOptions
+    ) -> Awaitable[ChatResponse]:
+        """`get_response` once its input is checked: a list of messages of the caller's
+        own, and options with known keys."""
+        response = (
+            self._respond_with_middleware(messages, options)
+            if self.middleware
+            else self._model_response(messages, options)
+        )
+        return get_telemetry_observer().chat_response(self, messages, options, response)
 
     async def _respond_with_middleware(
         self, messages: list[Message], options: ChatOptions
@@ -290,3 +297,19 @@ def _is_async_generator_function(function: Callable[..., object]) -> bool:
     return inspect.isasyncgenfunction(function) or inspect.isasyncgenfunction(
         inspect.unwrap(function)
     )
+
+
+_BASE_GET_RESPONSE = BaseChatClient.get_response
+
+
+def get_checked_response(
+    client: SupportsChatGetResponse, messages: list[Message], options: ChatOptions
+) -> Awaitable[ChatResponse]:
+    """`client.get_response(messages, options=options)`, for a caller that has checked the
+    keys of `options` and hands over `messages`, a list of `Message`s it will not change
+    (an agent's run loop, once per model call): a `BaseChatClient` that keeps the base
+    `get_response` is spared checking them again."""
+    if getattr(type(client), "get_response", None) is not _BASE_GET_RESPONSE:
+        return client.get_response(messages, options=options)
+    base_client = cast("BaseChatClient", client)
+    return base_client._checked_response(messages, options)  # pyright: ignore[reportPrivateUsage]  # its own module
