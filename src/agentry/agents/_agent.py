@@ -268,6 +268,7 @@ class Agent(BaseAgent):
             tools=run_tools,
             options=run_options,
             providers=self._providers(),
+            sessionless_providers=None if self.context_providers else (),
             chat_middleware=kinds["chat"],
             function_middleware=kinds["function"],
             config=self.function_invocation_configuration,

@@ -77,6 +77,9 @@ class RunPlan:
     output_retries: int = 1
     usage_limits: UsageLimits | None = None
     session_usage_limits: UsageLimits | None = None
+    sessionless_providers: Sequence[ContextProvider] | None = None
+    """The providers a run without a session of the caller's consults (None: those of
+    `providers` that keep no history)."""
 
     def updates(self, context: AgentContext) -> AsyncIterator[AgentResponseUpdate]:
         """The run's updates, as agent middleware's context gives it (streaming)."""
@@ -218,7 +221,9 @@ class _Run:
         plan, context, session = self.plan, self.context, self.session
         providers = plan.providers
         if not self.user_session:  # history is kept only in a session of the caller's
-            providers = [p for p in providers if not isinstance(p, HistoryProvider)] or ()
+            providers = plan.sessionless_providers
+            if providers is None:
+                providers = [p for p in plan.providers if not isinstance(p, HistoryProvider)]
         for provider in providers:
             state = session.state.setdefault(provider.source_id, {})
             await provider.before_run(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import inspect
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from agentry.clients._retrying import RetriedStream, retry_response
 from agentry.errors import ChatClientError
@@ -311,5 +311,5 @@ def get_checked_response(
     `get_response` is spared checking them again."""
     if getattr(type(client), "get_response", None) is not _BASE_GET_RESPONSE:
         return client.get_response(messages, options=options)
-    base_client = cast("BaseChatClient", client)
+    base_client: BaseChatClient = client  # pyright: ignore[reportAssignmentType]  # checked above
     return base_client._checked_response(messages, options)  # pyright: ignore[reportPrivateUsage]  # its own module
