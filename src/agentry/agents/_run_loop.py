@@ -29,7 +29,7 @@ from agentry.agents._authorizations import (
 )
 from agentry.agents._output_check import OutputCheck
 from agentry.agents._usage_guard import UsageGuard
-from agentry.clients import BaseChatClient, get_checked_response
+from agentry.clients import BaseChatClient, checked_responder
 from agentry.errors import ToolLoopLimitError
 from agentry.middleware import AgentContext, ChatContext, MiddlewareFunction, run_pipeline
 from agentry.sessions import AgentSession, ContextProvider, HistoryProvider, SessionContext
@@ -39,6 +39,7 @@ from agentry.tools import (
     check_unique_tool_names,
     expand_tool_sources,
     grant_credentials,
+    has_tool_sources,
     invoke_function_calls,
     normalize_tools,
 )
@@ -165,7 +166,9 @@ class _Run:
 
     async def updates(self) -> AsyncIterator[AgentResponseUpdate]:
         """Carry out the run, yielding its updates (when streaming)."""
-        providers = await self._before_turns()
+        providers = self._consulted_providers()
+        if providers or has_tool_sources(self.tools):
+            await self._before_turns(providers)
         steps = self._turns()
         try:
             step = next(steps)
@@ -195,11 +198,14 @@ class _Run:
             pass
         finally:
             steps.close()  # a caller that stops early leaves no turn suspended
-        await self._after_turns(providers)
+        if providers:
+            await self._after_turns(providers)
 
     async def respond(self) -> AgentResponse:
         """Carry out the run and return its response (`updates()` without the updates)."""
-        providers = await self._before_turns()
+        providers = self._consulted_providers()
+        if providers or has_tool_sources(self.tools):
+            await self._before_turns(providers)
         # a plain run's turns yield only what is to be awaited
         steps: Generator[Awaitable[object], Any, None] = self._turns()  # pyright: ignore[reportAssignmentType]
         try:
@@ -213,17 +219,26 @@ class _Run:
                     step = steps.send(result)
         except StopIteration:
             pass
+        if not providers:
+            return self.response()
         await self._after_turns(providers)
         return self.context.response or self.response()
 
-    async def _before_turns(self) -> Sequence[ContextProvider]:
-        """Let the context providers shape the run and gather its tools; the providers."""
+    def _consulted_providers(self) -> Sequence[ContextProvider]:
+        """The context providers of this run: history is kept only in a session of the
+        caller's."""
+        plan = self.plan
+        if self.user_session:
+            return plan.providers
+        providers = plan.sessionless_providers
+        if providers is None:
+            providers = [p for p in plan.providers if not isinstance(p, HistoryProvider)]
+        return providers
+
+    async def _before_turns(self, providers: Sequence[ContextProvider]) -> None:
+        """Let the context providers shape the run, and gather its tools (loading those of
+        tool sources)."""
         plan, context, session = self.plan, self.context, self.session
-        providers = plan.providers
-        if not self.user_session:  # history is kept only in a session of the caller's
-            providers = plan.sessionless_providers
-            if providers is None:
-                providers = [p for p in plan.providers if not isinstance(p, HistoryProvider)]
         for provider in providers:
             state = session.state.setdefault(provider.source_id, {})
             await provider.before_run(
@@ -240,7 +255,6 @@ class _Run:
         if expanded is not plan.tools:  # tools came from providers or tool sources
             check_unique_tool_names(expanded)
         self.tools = expanded
-        return providers
 
     async def _after_turns(self, providers: Sequence[ContextProvider]) -> None:
         plan, context, session = self.plan, self.context, self.session
@@ -293,6 +307,8 @@ class _Run:
         response_format = options.get("response_format")
         if response_format is not None:
             self.output_check = OutputCheck(response_format, plan.output_retries)
+        # a plain model call without chat middleware (the options are checked above)
+        respond = None if self.stream or plan.chat_middleware else checked_responder(plan.client)
         consecutive_errors = 0
         tools_allowed = plan.config.enabled
         limit: str | None = None  # the limit reached: the model must answer without tools
@@ -313,11 +329,13 @@ class _Run:
             to_send = conversation[sent:]
             if self.compacting and not (sent or self.session.service_session_id):
                 to_send = yield self._compact(to_send)
-            step: _Step = (
-                _ModelStream(to_send, call_options, answer_only=limit is not None)
-                if self.stream
-                else self._call_model(to_send, call_options)
-            )
+            step: _Step
+            if self.stream:
+                step = _ModelStream(to_send, call_options, answer_only=limit is not None)
+            elif respond is not None:
+                step = respond(to_send, call_options)
+            else:
+                step = _call_through(plan.chat_middleware, plan.client, to_send, call_options)
             response: ChatResponse = yield step
             if self.guard is not None:
                 self.guard.after_response(response.usage_details)
@@ -427,12 +445,6 @@ class _Run:
             history = context.get_messages()  # unless the service keeps the conversation
         prompt = [Message("system", [instructions])] if instructions else []
         return [*prompt, *history, *context.input_messages]
-
-    def _call_model(self, messages: list[Message], options: ChatOptions) -> Awaitable[ChatResponse]:
-        """One plain model call, through the agent's chat middleware."""
-        if not self.plan.chat_middleware:  # options checked once per run, in `_turns`
-            return get_checked_response(self.plan.client, messages, options)
-        return _call_through(self.plan.chat_middleware, self.plan.client, messages, options)
 
     async def _stream_model(
         self, messages: list[Message], options: ChatOptions, *, answer_only: bool

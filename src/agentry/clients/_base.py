@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from agentry.sessions import ContextProvider
     from agentry.tools import FunctionInvocationConfiguration
 
-__all__ = ["BaseChatClient", "get_checked_response"]
+__all__ = ["BaseChatClient", "checked_responder"]
 
 
 class BaseChatClient:
@@ -302,14 +302,18 @@ def _is_async_generator_function(function: Callable[..., object]) -> bool:
 _BASE_GET_RESPONSE = BaseChatClient.get_response
 
 
-def get_checked_response(
-    client: SupportsChatGetResponse, messages: list[Message], options: ChatOptions
-) -> Awaitable[ChatResponse]:
-    """`client.get_response(messages, options=options)`, for a caller that has checked the
-    keys of `options` and hands over `messages`, a list of `Message`s it will not change
-    (an agent's run loop, once per model call): a `BaseChatClient` that keeps the base
-    `get_response` is spared checking them again."""
-    if getattr(type(client), "get_response", None) is not _BASE_GET_RESPONSE:
+def checked_responder(
+    client: SupportsChatGetResponse,
+) -> Callable[[list[Message], ChatOptions], Awaitable[ChatResponse]]:
+    """A function that calls `client.get_response(messages, options=options)`, for a caller
+    that has checked the keys of the options and hands over each list of `Message`s for
+    good (an agent's run loop): a `BaseChatClient` that keeps the base `get_response` is
+    spared checking and copying them again on every call."""
+    if getattr(type(client), "get_response", None) is _BASE_GET_RESPONSE:
+        base_client: BaseChatClient = client  # pyright: ignore[reportAssignmentType]  # checked above
+        return base_client._checked_response  # pyright: ignore[reportPrivateUsage]  # its own module
+
+    def respond(messages: list[Message], options: ChatOptions) -> Awaitable[ChatResponse]:
         return client.get_response(messages, options=options)
-    base_client: BaseChatClient = client  # pyright: ignore[reportAssignmentType]  # checked above
-    return base_client._checked_response(messages, options)  # pyright: ignore[reportPrivateUsage]  # its own module
+
+    return respond
