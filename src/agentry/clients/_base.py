@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from agentry.clients._retrying import RetriedStream, retry_response
 from agentry.errors import ChatClientError
 from agentry.middleware import ChatContext, MiddlewareTypes, run_pipeline, split_middleware
-from agentry.observability import get_telemetry_observer
+from agentry.observability import TelemetryObserver, get_telemetry_observer
 from agentry.protocols import SupportsChatGetResponse, chat_get_response_method
 from agentry.types import (
     AgentRunInputs,
@@ -302,6 +302,12 @@ def _is_async_generator_function(function: Callable[..., object]) -> bool:
 _BASE_GET_RESPONSE = BaseChatClient.get_response
 
 
+def _observes_chat_responses() -> bool:
+    """Whether the telemetry observer watches plain chat calls (the do-nothing one does not)."""
+    watch = type(get_telemetry_observer()).chat_response
+    return watch is not TelemetryObserver.chat_response
+
+
 def checked_responder(
     client: SupportsChatGetResponse,
 ) -> Callable[[list[Message], ChatOptions], Awaitable[ChatResponse]]:
@@ -311,6 +317,8 @@ def checked_responder(
     spared checking and copying them again on every call."""
     if getattr(type(client), "get_response", None) is _BASE_GET_RESPONSE:
         base_client: BaseChatClient = client  # pyright: ignore[reportAssignmentType]  # checked above
+        if not base_client.middleware and not _observes_chat_responses():
+            return base_client._model_response  # pyright: ignore[reportPrivateUsage]  # its own module
         return base_client._checked_response  # pyright: ignore[reportPrivateUsage]  # its own module
 
     def respond(messages: list[Message], options: ChatOptions) -> Awaitable[ChatResponse]:

@@ -175,7 +175,7 @@ class ScriptedChatClient(BaseChatClient):
 
     def _as_response(self, item: object) -> ChatResponse:
         if isinstance(item, ChatResponse):
-            response = cast("ChatResponse", item)
+            response: ChatResponse = item  # pyright: ignore[reportUnknownVariableType]
             if response.model is None:
                 response.model = self.model
             return response
