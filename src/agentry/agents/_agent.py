@@ -261,14 +261,18 @@ class Agent(BaseAgent):
         else:
             run_tools = [*self.tools, *normalize_tools(tools)]
             check_unique_tool_names(run_tools)
+        if self.context_providers:
+            providers, sessionless_providers = self._providers(), None
+        else:  # history only, so a run without a session consults none
+            providers, sessionless_providers = _ONLY_DEFAULT_HISTORY, ()
         plan = RunPlan(
             agent=self,
             client=self.client,
             instructions=self.instructions,
             tools=run_tools,
             options=run_options,
-            providers=self._providers(),
-            sessionless_providers=None if self.context_providers else (),
+            providers=providers,
+            sessionless_providers=sessionless_providers,
             chat_middleware=kinds["chat"],
             function_middleware=kinds["function"],
             config=self.function_invocation_configuration,
@@ -307,8 +311,6 @@ class Agent(BaseAgent):
         )
 
     def _providers(self) -> Sequence[ContextProvider]:
-        if not self.context_providers:
-            return _ONLY_DEFAULT_HISTORY
         if has_history_provider(self.context_providers):
             return self.context_providers
         return [_DEFAULT_HISTORY, *self.context_providers]

@@ -313,8 +313,9 @@ class _Run:
         tools_allowed = plan.config.enabled
         limit: str | None = None  # the limit reached: the model must answer without tools
         rounds = 0  # rounds of tool calls so far
+        max_iterations = plan.config.max_iterations
         while True:
-            if rounds >= plan.config.max_iterations and limit is None:
+            if rounds >= max_iterations and limit is None:
                 limit = "max_iterations"
             call_options = options.copy()
             if limit is not None:
