@@ -114,14 +114,26 @@ class _Run:
     two to the same response.
     """
 
-    # What most runs leave as it is, kept on the class until a run sets it.
-    compacting: Sequence[HistoryProvider] = ()
-    usage: Any = None
-    response_id: str | None = None
-    created_at: str | None = None
-    finish_reason: str | None = None
-    output_check: OutputCheck | None = None
-    guard: UsageGuard | None = None
+    # Slots: reading an attribute is quickest from a slot (one set per run, read often).
+    __slots__ = (
+        "agent_id",
+        "author_name",
+        "compacting",
+        "context",
+        "created_at",
+        "finish_reason",
+        "function_invocation_kwargs",
+        "guard",
+        "new_messages",
+        "output_check",
+        "plan",
+        "response_id",
+        "session",
+        "stream",
+        "tools",
+        "usage",
+        "user_session",
+    )
 
     def __init__(
         self,
@@ -146,6 +158,13 @@ class _Run:
         self.author_name: str | None = getattr(plan.agent, "name", None)
         self.tools: list[Any] = plan.tools
         self.new_messages: list[Message] = []
+        self.compacting: Sequence[HistoryProvider] = ()
+        self.usage: Any = None
+        self.response_id: str | None = None
+        self.created_at: str | None = None
+        self.finish_reason: str | None = None
+        self.output_check: OutputCheck | None = None
+        self.guard: UsageGuard | None = None
         if plan.usage_limits is not None or plan.session_usage_limits is not None:
             self.guard = UsageGuard(
                 plan.usage_limits, plan.session_usage_limits, self.session.state
