@@ -2,12 +2,11 @@
 
 A run without middleware, context providers, tool sources or a telemetry observer of chat
 calls asks its client directly and checks the options once; these tests hold each of the
-parts it can skip to still working when present.
+parts it can skip to still working when present (tests/observability holds observers).
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
 from typing import Any
 
 import pytest
@@ -24,8 +23,7 @@ from agentry import (
     tool,
 )
 from agentry.clients.scripted import ScriptedChatClient
-from agentry.observability import TelemetryObserver, set_telemetry_observer
-from agentry.types import ChatOptions, ChatResponse, Message
+from agentry.types import ChatOptions
 
 
 @tool(run_inline=True)
@@ -83,29 +81,6 @@ async def test_client_middleware_sees_every_model_call_of_a_run() -> None:
     await Agent(client=client, tools=[get_weather]).run("Weather in Paris?")
 
     assert seen == ["user", "tool"]
-
-
-async def test_an_observer_of_chat_calls_sees_every_model_call_of_a_run() -> None:
-    class CountingObserver(TelemetryObserver):
-        calls = 0
-
-        def chat_response(
-            self,
-            client: object,
-            messages: list[Message],
-            options: ChatOptions,
-            response: Awaitable[ChatResponse],
-        ) -> Awaitable[ChatResponse]:
-            CountingObserver.calls += 1
-            return response
-
-    set_telemetry_observer(CountingObserver())
-    try:
-        await Agent(client=_round_trip_client(), tools=[get_weather]).run("Weather in Paris?")
-    finally:
-        set_telemetry_observer(None)
-
-    assert CountingObserver.calls == 2
 
 
 async def test_a_run_without_a_session_still_consults_providers_that_keep_no_history() -> None:
