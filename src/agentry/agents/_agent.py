@@ -12,6 +12,7 @@ from agentry.agents._agent_middleware import run_with_agent_middleware
 from agentry.agents._base import BaseAgent
 from agentry.agents._run_loop import RunPlan, has_history_provider
 from agentry.middleware import MiddlewareTypes, split_middleware
+from agentry.observability import get_telemetry_observer
 from agentry.sessions import AgentSession, ContextProvider, InMemoryHistoryProvider
 from agentry.tools import (
     FunctionInvocationConfiguration,
@@ -28,6 +29,7 @@ from agentry.types import (
     check_chat_options,
     merge_chat_options,
     normalize_messages,
+    reject_unknown_keywords,
     suggest_keywords,
 )
 
@@ -189,7 +191,6 @@ class Agent(BaseAgent):
         **run_options: Unpack[AgentRunOptions],
     ) -> ResponseStream[AgentResponseUpdate, AgentResponse[OutputT]]: ...
 
-    @suggest_keywords
     def run(
         self,
         messages: AgentRunInputs | None = None,
@@ -204,6 +205,7 @@ class Agent(BaseAgent):
         output_retries: int | None = None,
         usage_limits: UsageLimits | None = None,
         session_usage_limits: UsageLimits | None = None,
+        **unknown: object,
     ) -> Awaitable[AgentResponse[Any]] | ResponseStream[AgentResponseUpdate, AgentResponse[Any]]:
         """Run the agent on `messages`.
 
@@ -241,12 +243,17 @@ class Agent(BaseAgent):
             ...     response = await agent.run("What is the weather?")
             ...     print(response.text)
         """
+        if unknown:
+            reject_unknown_keywords(Agent.run, self, unknown)
         kinds = self._middleware_by_kind
         if middleware:
             extra = split_middleware(middleware)
             kinds = {kind: [*kinds[kind], *extra[kind]] for kind in kinds}
-        check_chat_options(options, options_type=self._options_type)
-        run_options = merge_chat_options(self.default_options, options)
+        if options is None:
+            run_options = self.default_options.copy()
+        else:
+            check_chat_options(options, options_type=self._options_type)
+            run_options = merge_chat_options(self.default_options, options)
         if response_format is not None:
             run_options["response_format"] = response_format
         if tools is None:
@@ -254,13 +261,18 @@ class Agent(BaseAgent):
         else:
             run_tools = [*self.tools, *normalize_tools(tools)]
             check_unique_tool_names(run_tools)
+        if self.context_providers:
+            providers, sessionless_providers = self._providers(), None
+        else:  # history only, so a run without a session consults none
+            providers, sessionless_providers = _ONLY_DEFAULT_HISTORY, ()
         plan = RunPlan(
             agent=self,
             client=self.client,
             instructions=self.instructions,
             tools=run_tools,
             options=run_options,
-            providers=self._providers(),
+            providers=providers,
+            sessionless_providers=sessionless_providers,
             chat_middleware=kinds["chat"],
             function_middleware=kinds["function"],
             config=self.function_invocation_configuration,
@@ -272,10 +284,23 @@ class Agent(BaseAgent):
                 self.session_usage_limits if session_usage_limits is None else session_usage_limits
             ),
         )
+        input_messages = normalize_messages(messages)
+        if not stream and not kinds["agent"]:  # the common case: no context to build
+            return get_telemetry_observer().agent_response(
+                self,
+                input_messages,
+                session,
+                run_options,
+                plan.respond_directly(
+                    input_messages,
+                    session,
+                    dict(function_invocation_kwargs) if function_invocation_kwargs else {},
+                ),
+            )
         return run_with_agent_middleware(
             self,
             kinds["agent"],
-            normalize_messages(messages),
+            input_messages,
             session,
             stream=stream,
             core=plan.updates,
@@ -286,8 +311,6 @@ class Agent(BaseAgent):
         )
 
     def _providers(self) -> Sequence[ContextProvider]:
-        if not self.context_providers:
-            return _ONLY_DEFAULT_HISTORY
         if has_history_provider(self.context_providers):
             return self.context_providers
         return [_DEFAULT_HISTORY, *self.context_providers]

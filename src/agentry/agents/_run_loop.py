@@ -29,6 +29,7 @@ from agentry.agents._authorizations import (
 )
 from agentry.agents._output_check import OutputCheck
 from agentry.agents._usage_guard import UsageGuard
+from agentry.clients import BaseChatClient, checked_responder
 from agentry.errors import ToolLoopLimitError
 from agentry.middleware import AgentContext, ChatContext, MiddlewareFunction, run_pipeline
 from agentry.sessions import AgentSession, ContextProvider, HistoryProvider, SessionContext
@@ -38,6 +39,7 @@ from agentry.tools import (
     check_unique_tool_names,
     expand_tool_sources,
     grant_credentials,
+    has_tool_sources,
     invoke_function_calls,
     normalize_tools,
 )
@@ -51,6 +53,7 @@ from agentry.types import (
     Message,
     UsageLimits,
     add_usage_details,
+    check_chat_options,
 )
 
 if TYPE_CHECKING:
@@ -59,7 +62,7 @@ if TYPE_CHECKING:
 __all__ = ["RunPlan", "has_history_provider"]
 
 
-@dataclass
+@dataclass(slots=True)
 class RunPlan:
     """Everything one run needs, resolved from the agent and the call."""
 
@@ -75,6 +78,9 @@ class RunPlan:
     output_retries: int = 1
     usage_limits: UsageLimits | None = None
     session_usage_limits: UsageLimits | None = None
+    sessionless_providers: Sequence[ContextProvider] | None = None
+    """The providers a run without a session of the caller's consults (None: those of
+    `providers` that keep no history)."""
 
     def updates(self, context: AgentContext) -> AsyncIterator[AgentResponseUpdate]:
         """The run's updates, as agent middleware's context gives it (streaming)."""
@@ -83,6 +89,15 @@ class RunPlan:
     def respond(self, context: AgentContext) -> Awaitable[AgentResponse]:
         """The run's response, as agent middleware's context gives it (not streaming)."""
         return self._start(context, stream=False).respond()
+
+    def respond_directly(
+        self,
+        messages: list[Message],
+        session: AgentSession | None,
+        function_invocation_kwargs: dict[str, object],
+    ) -> Awaitable[AgentResponse]:
+        """The run's response when no agent middleware needs a context to see it."""
+        return _Run(self, messages, session, function_invocation_kwargs, False).respond()
 
     def _start(self, context: AgentContext, *, stream: bool) -> _Run:
         if context.options is not None:
@@ -99,14 +114,26 @@ class _Run:
     two to the same response.
     """
 
-    # What most runs leave as it is, kept on the class until a run sets it.
-    compacting: Sequence[HistoryProvider] = ()
-    usage: Any = None
-    response_id: str | None = None
-    created_at: str | None = None
-    finish_reason: str | None = None
-    output_check: OutputCheck | None = None
-    guard: UsageGuard | None = None
+    # Slots: reading an attribute is quickest from a slot (one set per run, read often).
+    __slots__ = (
+        "agent_id",
+        "author_name",
+        "compacting",
+        "context",
+        "created_at",
+        "finish_reason",
+        "function_invocation_kwargs",
+        "guard",
+        "new_messages",
+        "output_check",
+        "plan",
+        "response_id",
+        "session",
+        "stream",
+        "tools",
+        "usage",
+        "user_session",
+    )
 
     def __init__(
         self,
@@ -131,6 +158,13 @@ class _Run:
         self.author_name: str | None = getattr(plan.agent, "name", None)
         self.tools: list[Any] = plan.tools
         self.new_messages: list[Message] = []
+        self.compacting: Sequence[HistoryProvider] = ()
+        self.usage: Any = None
+        self.response_id: str | None = None
+        self.created_at: str | None = None
+        self.finish_reason: str | None = None
+        self.output_check: OutputCheck | None = None
+        self.guard: UsageGuard | None = None
         if plan.usage_limits is not None or plan.session_usage_limits is not None:
             self.guard = UsageGuard(
                 plan.usage_limits, plan.session_usage_limits, self.session.state
@@ -151,7 +185,9 @@ class _Run:
 
     async def updates(self) -> AsyncIterator[AgentResponseUpdate]:
         """Carry out the run, yielding its updates (when streaming)."""
-        providers = await self._before_turns()
+        providers = self._consulted_providers()
+        if providers or has_tool_sources(self.tools):
+            await self._before_turns(providers)
         steps = self._turns()
         try:
             step = next(steps)
@@ -181,11 +217,14 @@ class _Run:
             pass
         finally:
             steps.close()  # a caller that stops early leaves no turn suspended
-        await self._after_turns(providers)
+        if providers:
+            await self._after_turns(providers)
 
     async def respond(self) -> AgentResponse:
         """Carry out the run and return its response (`updates()` without the updates)."""
-        providers = await self._before_turns()
+        providers = self._consulted_providers()
+        if providers or has_tool_sources(self.tools):
+            await self._before_turns(providers)
         # a plain run's turns yield only what is to be awaited
         steps: Generator[Awaitable[object], Any, None] = self._turns()  # pyright: ignore[reportAssignmentType]
         try:
@@ -199,15 +238,26 @@ class _Run:
                     step = steps.send(result)
         except StopIteration:
             pass
+        if not providers:
+            return self.response()
         await self._after_turns(providers)
         return self.context.response or self.response()
 
-    async def _before_turns(self) -> Sequence[ContextProvider]:
-        """Let the context providers shape the run and gather its tools; the providers."""
+    def _consulted_providers(self) -> Sequence[ContextProvider]:
+        """The context providers of this run: history is kept only in a session of the
+        caller's."""
+        plan = self.plan
+        if self.user_session:
+            return plan.providers
+        providers = plan.sessionless_providers
+        if providers is None:
+            providers = [p for p in plan.providers if not isinstance(p, HistoryProvider)]
+        return providers
+
+    async def _before_turns(self, providers: Sequence[ContextProvider]) -> None:
+        """Let the context providers shape the run, and gather its tools (loading those of
+        tool sources)."""
         plan, context, session = self.plan, self.context, self.session
-        providers = plan.providers
-        if not self.user_session:  # history is kept only in a session of the caller's
-            providers = [p for p in providers if not isinstance(p, HistoryProvider)] or ()
         for provider in providers:
             state = session.state.setdefault(provider.source_id, {})
             await provider.before_run(
@@ -224,7 +274,6 @@ class _Run:
         if expanded is not plan.tools:  # tools came from providers or tool sources
             check_unique_tool_names(expanded)
         self.tools = expanded
-        return providers
 
     async def _after_turns(self, providers: Sequence[ContextProvider]) -> None:
         plan, context, session = self.plan, self.context, self.session
@@ -268,20 +317,26 @@ class _Run:
                 return
 
         # Instructions went into the system message; clients get them only there.
-        options: ChatOptions = {k: v for k, v in plan.options.items() if k != "instructions"}  # type: ignore[assignment]
+        options = plan.options.copy()
+        options.pop("instructions", None)
+        if isinstance(plan.client, BaseChatClient):  # its model calls skip the check
+            check_chat_options(options, options_type=plan.client.options_type)
         if self.session.service_session_id and "conversation_id" not in options:
             options["conversation_id"] = self.session.service_session_id
         response_format = options.get("response_format")
         if response_format is not None:
             self.output_check = OutputCheck(response_format, plan.output_retries)
+        # a plain model call without chat middleware (the options are checked above)
+        respond = None if self.stream or plan.chat_middleware else checked_responder(plan.client)
         consecutive_errors = 0
         tools_allowed = plan.config.enabled
         limit: str | None = None  # the limit reached: the model must answer without tools
         rounds = 0  # rounds of tool calls so far
+        max_iterations = plan.config.max_iterations
         while True:
-            if rounds >= plan.config.max_iterations and limit is None:
+            if rounds >= max_iterations and limit is None:
                 limit = "max_iterations"
-            call_options: ChatOptions = dict(options)  # type: ignore[assignment]
+            call_options = options.copy()
             if limit is not None:
                 call_options.pop("tools", None)
                 call_options["tool_choice"] = "none"
@@ -294,19 +349,19 @@ class _Run:
             to_send = conversation[sent:]
             if self.compacting and not (sent or self.session.service_session_id):
                 to_send = yield self._compact(to_send)
-            step: _Step = (
-                _ModelStream(to_send, call_options, answer_only=limit is not None)
-                if self.stream
-                else self._call_model(to_send, call_options)
-            )
+            step: _Step
+            if self.stream:
+                step = _ModelStream(to_send, call_options, answer_only=limit is not None)
+            elif respond is not None:
+                step = respond(to_send, call_options)
+            else:
+                step = _call_through(plan.chat_middleware, plan.client, to_send, call_options)
             response: ChatResponse = yield step
             if self.guard is not None:
                 self.guard.after_response(response.usage_details)
-            calls = [c for m in response.messages for c in m.contents if c.type == "function_call"]
-            if limit is not None and calls:
+            if limit is not None:
                 self._answer_without_calls(response, limit)
-                calls = []
-            self._record(response)
+            calls = self._record(response)
             conversation.extend(response.messages)
             self.new_messages.extend(response.messages)
             if response.conversation_id:
@@ -349,7 +404,7 @@ class _Run:
         """Take the input's answers to earlier approval and authorization requests out of
         it, and what they mean; None when it answers none (nothing to resume)."""
         context = self.context
-        if not any(c.type in _ANSWER_TYPES for m in context.input_messages for c in m.contents):
+        if not _answers_requests(context.input_messages):
             return None
         granted = resolve_authorizations(context.input_messages, context.get_messages)
         outcome = resolve_approvals(granted.messages, context.get_messages, self.tools, rules)
@@ -367,6 +422,8 @@ class _Run:
     def _answer_without_calls(self, response: ChatResponse, limit: str) -> None:
         """Keep the answer of a model asked to answer without tools, less any tool calls
         it made anyway (nothing will run them); raise if it made nothing else."""
+        if not any(c.type == "function_call" for m in response.messages for c in m.contents):
+            return
         if not response.text:
             names = sorted({c.name or "?" for m in response.messages for c in m.contents if c.name})
             raise ToolLoopLimitError(_limit_problem(self.plan.config, limit, names))
@@ -397,26 +454,17 @@ class _Run:
         return added, bool(asking)
 
     def _prompt(self) -> list[Message]:
-        instructions = [
-            text
-            for text in (
-                self.plan.instructions,
-                self.context.options.get("instructions"),
-                *self.context.instructions,
-            )
-            if text
-        ]
-        history = self.context.get_messages()
-        if self.session.service_session_id:
-            history = []  # the service keeps the conversation
-        prompt = [Message("system", ["\n".join(instructions)])] if instructions else []
-        return [*prompt, *history, *self.context.input_messages]
-
-    def _call_model(self, messages: list[Message], options: ChatOptions) -> Awaitable[ChatResponse]:
-        """One plain model call, through the agent's chat middleware."""
-        if not self.plan.chat_middleware:
-            return self.plan.client.get_response(messages, options=options)
-        return _call_through(self.plan.chat_middleware, self.plan.client, messages, options)
+        context = self.context
+        instructions = self.plan.instructions
+        more = context.options.get("instructions")
+        if more or context.instructions:
+            parts = (instructions, more, *context.instructions)
+            instructions = "\n".join(text for text in parts if text)
+        history: list[Message] = []
+        if context.context_messages and not self.session.service_session_id:
+            history = context.get_messages()  # unless the service keeps the conversation
+        prompt = [Message("system", [instructions])] if instructions else []
+        return [*prompt, *history, *context.input_messages]
 
     async def _stream_model(
         self, messages: list[Message], options: ChatOptions, *, answer_only: bool
@@ -475,17 +523,25 @@ class _Run:
             function_invocation_kwargs=self.function_invocation_kwargs,
         )
 
-    def _record(self, response: ChatResponse) -> None:
-        self.usage = add_usage_details(self.usage, response.usage_details)
+    def _record(self, response: ChatResponse) -> list[Content]:
+        """Keep what the run's response takes from a model response, and name the author
+        of its assistant messages; the tool calls it makes."""
+        if response.usage_details is not None:
+            self.usage = add_usage_details(self.usage, response.usage_details)
         if response.response_id is not None:
             self.response_id = response.response_id
         if response.created_at is not None:
             self.created_at = response.created_at
         if response.finish_reason is not None:
             self.finish_reason = response.finish_reason
+        calls: list[Content] = []
         for message in response.messages:
             if message.author_name is None and message.role == "assistant":
                 message.author_name = self.author_name
+            for content in message.contents:
+                if content.type == "function_call":
+                    calls.append(content)
+        return calls
 
     def _agent_update(self, update: ChatResponseUpdate) -> AgentResponseUpdate:
         return AgentResponseUpdate.from_chat_update(
@@ -526,6 +582,16 @@ _Step = Awaitable[object] | AgentResponseUpdate | _ModelStream
 """What the turns of a run yield: see `_Run._turns`."""
 
 _ANSWER_TYPES = frozenset(("function_approval_response", "authorization_response"))
+
+
+def _answers_requests(messages: list[Message]) -> bool:
+    """Whether `messages` answer approval or authorization requests (plain loops: this
+    runs at the start of every run)."""
+    for message in messages:
+        for content in message.contents:
+            if content.type in _ANSWER_TYPES:
+                return True
+    return False
 
 
 async def _call_through(

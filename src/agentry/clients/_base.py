@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from agentry.clients._retrying import RetriedStream, retry_response
 from agentry.errors import ChatClientError
 from agentry.middleware import ChatContext, MiddlewareTypes, run_pipeline, split_middleware
-from agentry.observability import get_telemetry_observer
-from agentry.protocols import chat_get_response_method
+from agentry.observability import TelemetryObserver, get_telemetry_observer
+from agentry.protocols import SupportsChatGetResponse, chat_get_response_method
 from agentry.types import (
     AgentRunInputs,
     ChatOptions,
@@ -22,7 +22,7 @@ from agentry.types import (
     RetryPolicy,
     check_chat_options,
     normalize_messages,
-    suggest_keywords,
+    reject_unknown_keywords,
 )
 
 if TYPE_CHECKING:
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from agentry.sessions import ContextProvider
     from agentry.tools import FunctionInvocationConfiguration
 
-__all__ = ["BaseChatClient"]
+__all__ = ["BaseChatClient", "checked_responder"]
 
 
 class BaseChatClient:
@@ -98,13 +98,13 @@ class BaseChatClient:
                 "that yields ChatResponseUpdates"
             )
 
-    @suggest_keywords
     def _get_response(
         self,
         messages: AgentRunInputs,
         *,
         stream: bool = False,
         options: ChatOptions | None = None,
+        **unknown: object,
     ) -> Awaitable[ChatResponse] | ResponseStream[ChatResponseUpdate, ChatResponse]:
         """Send `messages` to the model.
 
@@ -121,11 +121,13 @@ class BaseChatClient:
             TypeError: An unknown keyword argument or chat option; the message names the
                 closest valid one.
         """
+        if unknown:
+            reject_unknown_keywords(BaseChatClient.get_response, self, unknown)
         check_chat_options(options, options_type=self.options_type)
         message_list = normalize_messages(messages)
         chat_options: ChatOptions = options if options is not None else ChatOptions()
-        response_format = chat_options.get("response_format")
         if stream:
+            response_format = chat_options.get("response_format")
             if self.middleware:
                 updates = self._stream_with_middleware(message_list, chat_options)
             else:
@@ -134,16 +136,23 @@ class BaseChatClient:
                 self, message_list, chat_options, updates
             )
             return ResponseStream(updates, lambda items: self._fold_updates(items, response_format))
-        response = (
-            self._respond_with_middleware(message_list, chat_options)
-            if self.middleware
-            else self._model_response(message_list, chat_options)
-        )
-        return get_telemetry_observer().chat_response(self, message_list, chat_options, response)
+        return self._checked_response(message_list, chat_options)
 
     # Callers see the overloads of `ChatGetResponseMethod`.
     get_response = chat_get_response_method(_get_response)
     del _get_response
+
+    def _checked_response(
+        self, messages: list[Message], options: ChatOptions
+    ) -> Awaitable[ChatResponse]:
+        """`get_response` once its input is checked: a list of messages of the caller's
+        own, and options with known keys."""
+        response = (
+            self._respond_with_middleware(messages, options)
+            if self.middleware
+            else self._model_response(messages, options)
+        )
+        return get_telemetry_observer().chat_response(self, messages, options, response)
 
     async def _respond_with_middleware(
         self, messages: list[Message], options: ChatOptions
@@ -189,11 +198,11 @@ class BaseChatClient:
     async def _model_response(self, messages: list[Message], options: ChatOptions) -> ChatResponse:
         """The model's response, tried again under the call's retry policy; it names the
         response format it was asked for."""
-        policy = self._retry_policy(options)
         started = time.monotonic()
         try:
             response = await self._inner_get_response(messages=messages, options=options)
         except ChatClientError as error:
+            policy = self._retry_policy(options)
             if policy is None:
                 raise
             response = await self._retry(policy, error, messages, options, started=started)
@@ -288,3 +297,31 @@ def _is_async_generator_function(function: Callable[..., object]) -> bool:
     return inspect.isasyncgenfunction(function) or inspect.isasyncgenfunction(
         inspect.unwrap(function)
     )
+
+
+_BASE_GET_RESPONSE = BaseChatClient.get_response
+
+
+def _observes_chat_responses() -> bool:
+    """Whether the telemetry observer watches plain chat calls (the do-nothing one does not)."""
+    watch = type(get_telemetry_observer()).chat_response
+    return watch is not TelemetryObserver.chat_response
+
+
+def checked_responder(
+    client: SupportsChatGetResponse,
+) -> Callable[[list[Message], ChatOptions], Awaitable[ChatResponse]]:
+    """A function that calls `client.get_response(messages, options=options)`, for a caller
+    that has checked the keys of the options and hands over each list of `Message`s for
+    good (an agent's run loop): a `BaseChatClient` that keeps the base `get_response` is
+    spared checking and copying them again on every call."""
+    if getattr(type(client), "get_response", None) is _BASE_GET_RESPONSE:
+        base_client: BaseChatClient = client  # pyright: ignore[reportAssignmentType]  # checked above
+        if not base_client.middleware and not _observes_chat_responses():
+            return base_client._model_response  # pyright: ignore[reportPrivateUsage]  # its own module
+        return base_client._checked_response  # pyright: ignore[reportPrivateUsage]  # its own module
+
+    def respond(messages: list[Message], options: ChatOptions) -> Awaitable[ChatResponse]:
+        return client.get_response(messages, options=options)
+
+    return respond

@@ -39,7 +39,7 @@ to raise, or a function of (messages, options) returning one of those."""
 _call_ids = itertools.count(1)
 
 
-@dataclass
+@dataclass(slots=True)
 class RecordedCall:
     """What the client was sent in one call."""
 
@@ -175,7 +175,7 @@ class ScriptedChatClient(BaseChatClient):
 
     def _as_response(self, item: object) -> ChatResponse:
         if isinstance(item, ChatResponse):
-            response = cast("ChatResponse", item)
+            response: ChatResponse = item  # pyright: ignore[reportUnknownVariableType]
             if response.model is None:
                 response.model = self.model
             return response

@@ -19,7 +19,7 @@ from agentry.tools._invocation import (
 )
 from agentry.tools._result_contents import tool_result_contents
 from agentry.tools._schema import ToolSchemaWarning
-from agentry.tools._sources import ToolSource, expand_tool_sources
+from agentry.tools._sources import ToolSource, expand_tool_sources, has_tool_sources
 from agentry.tools._tool_list import check_unique_tool_names, normalize_tools
 
 __all__ = [
@@ -34,6 +34,7 @@ __all__ = [
     "check_unique_tool_names",
     "expand_tool_sources",
     "grant_credentials",
+    "has_tool_sources",
     "invoke_function_calls",
     "normalize_tools",
     "require_authorization",

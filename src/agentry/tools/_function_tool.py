@@ -94,6 +94,10 @@ class FunctionTool:
         self._accepts_kwargs = False
         if func is not None:
             self._inspect_parameters(func)
+        self.takes_context: bool = self._context_parameter is not None or self._accepts_kwargs
+        """Whether the function is given the invocation context: it has a parameter
+        annotated `FunctionInvocationContext`, or takes `**kwargs` (the run's
+        `function_invocation_kwargs`)."""
 
     def _inspect_parameters(self, func: Callable[..., object]) -> None:
         untyped: list[str] = []
@@ -202,13 +206,6 @@ class FunctionTool:
         if type(result) in _PLAIN_RESULTS or not inspect.isawaitable(result):
             return result
         return await result
-
-    @property
-    def takes_context(self) -> bool:
-        """Whether the function is given the invocation context: it has a parameter
-        annotated `FunctionInvocationContext`, or takes `**kwargs` (the run's
-        `function_invocation_kwargs`)."""
-        return self._context_parameter is not None or self._accepts_kwargs
 
     async def __call__(self, **arguments: object) -> Any:
         """Call the tool directly with keyword arguments (validated like a model's call)."""

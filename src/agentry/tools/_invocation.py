@@ -59,7 +59,7 @@ class FunctionInvocationConfiguration:
             raise ValueError("max_consecutive_errors_per_request must not be negative")
 
 
-@dataclass
+@dataclass(slots=True)
 class ToolCallBatch:
     """The outcome of one turn's tool calls."""
 

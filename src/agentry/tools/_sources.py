@@ -7,7 +7,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from agentry.tools._function_tool import FunctionTool
 
-__all__ = ["ToolSource", "expand_tool_sources"]
+__all__ = ["ToolSource", "expand_tool_sources", "has_tool_sources"]
 
 
 @runtime_checkable
@@ -22,9 +22,17 @@ class ToolSource(Protocol):
         ...
 
 
+def has_tool_sources(tools: list[Any]) -> bool:
+    """Whether one of `tools` is a tool source."""
+    for tool in tools:  # noqa: SIM110  # a loop is quicker than any(), and every run asks
+        if getattr(type(tool), "load_tools", None) is not None:  # pyright: ignore[reportUnknownArgumentType]
+            return True
+    return False
+
+
 async def expand_tool_sources(tools: list[Any]) -> list[Any]:
     """`tools` with every tool source replaced by the tools it loads."""
-    if not any(getattr(type(t), "load_tools", None) is not None for t in tools):  # pyright: ignore[reportUnknownArgumentType]
+    if not has_tool_sources(tools):
         return tools
     expanded: list[object] = []
     for item in tools:

@@ -8,7 +8,11 @@ from agentry.types._content import (
     add_usage_details,
 )
 from agentry.types._json import JsonObject, JsonValue
-from agentry.types._keywords import suggest_keywords, unknown_names_message
+from agentry.types._keywords import (
+    reject_unknown_keywords,
+    suggest_keywords,
+    unknown_names_message,
+)
 from agentry.types._message import (
     AgentRunInputs,
     Message,
@@ -54,6 +58,7 @@ __all__ = [
     "merge_chat_options",
     "normalize_messages",
     "parse_structured_output",
+    "reject_unknown_keywords",
     "stored_fields",
     "suggest_keywords",
     "unknown_names_message",

@@ -534,9 +534,11 @@ class Content:
             ContentError: The arguments are not a JSON object.
         """
         arguments = self.arguments
-        if arguments is None or arguments == "":
+        if arguments is None:
             return {}
         if isinstance(arguments, str):
+            if not arguments:
+                return {}
             try:
                 parsed = json.loads(arguments)
             except json.JSONDecodeError as error:

@@ -5,9 +5,14 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable, Collection, Iterable
-from typing import ParamSpec, TypeVar
+from typing import NoReturn, ParamSpec, TypeVar
 
-__all__ = ["closest_name", "suggest_keywords", "unknown_names_message"]
+__all__ = [
+    "closest_name",
+    "reject_unknown_keywords",
+    "suggest_keywords",
+    "unknown_names_message",
+]
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
@@ -59,6 +64,23 @@ def suggest_keywords(function: Callable[_P, _R]) -> Callable[_P, _R]:
             raise TypeError(unknown_names_message(what, unknown, valid)) from None
 
     return call
+
+
+def reject_unknown_keywords(
+    method: Callable[..., object], owner: object, unknown: Iterable[str]
+) -> NoReturn:
+    """Raise the `TypeError` `suggest_keywords` raises, for a method that gathers unknown
+    keywords in `**unknown` itself: a hot path (`Agent.run`, `get_response`) spares every
+    call the wrapper's frame.
+
+    Args:
+        method: The method as defined on its class (its keyword parameters are the valid
+            names).
+        owner: The object it was called on (the message names its class).
+        unknown: The keywords the call gave that the method does not take.
+    """
+    what = f"{type(owner).__name__}.{method.__name__}()"
+    raise TypeError(unknown_names_message(what, unknown, _keyword_names(method)))
 
 
 def _qualified_name(function: Callable[..., object], args: tuple[object, ...]) -> str:

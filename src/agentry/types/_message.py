@@ -18,7 +18,7 @@ RoleLiteral = Literal["system", "user", "assistant", "tool"]
 """The roles of a message."""
 
 _ROLES = frozenset(("system", "user", "assistant", "tool"))
-_LIST = (list,)
+_LIST = (list,)  # `type(x) in _LIST`, unlike `type(x) is list`, leaves x's type as declared
 
 
 def to_contents(contents: Iterable[Content | str] | Content | str | None) -> list[Content]:
@@ -29,6 +29,10 @@ def to_contents(contents: Iterable[Content | str] | Content | str | None) -> lis
         return [Content("text", text=contents)]
     if isinstance(contents, Content):
         return [contents]
+    if type(contents) in _LIST:
+        listed: list[Content] = contents  # pyright: ignore[reportAssignmentType]
+        if _ONLY_CONTENT.issuperset(map(type, listed)):  # the common case, no Python loop
+            return listed.copy()
     return [Content("text", text=c) if isinstance(c, str) else c for c in contents]
 
 
@@ -149,15 +153,13 @@ def normalize_messages(messages: AgentRunInputs | None) -> list[Message]:
     """Turn run input into a list of messages; text and bare contents become user messages."""
     if messages is None:
         return []
-    if type(messages) in _LIST:  # a list of messages (as each model call sends): copied
+    # a list of messages (as each model call sends): copied, checked without a Python loop
+    if type(messages) in _LIST:
         listed: list[Message] = messages  # pyright: ignore[reportAssignmentType]
-        for message in listed:
-            if type(message) is not Message:
-                break
-        else:
+        if _ONLY_MESSAGE.issuperset(map(type, listed)):
             return listed.copy()
     if isinstance(messages, str):
-        return [Message("user", [Content("text", text=messages)])]
+        return [Message("user", Content("text", text=messages))]
     if isinstance(messages, Message):
         return [messages]
     if isinstance(messages, Content):
@@ -171,6 +173,10 @@ def normalize_messages(messages: AgentRunInputs | None) -> list[Message]:
         else:
             result.append(Message("user", [item]))
     return result
+
+
+_ONLY_MESSAGE = frozenset((Message,))
+_ONLY_CONTENT = frozenset((Content,))
 
 
 def _role_problem(role: object, contents: object) -> str:

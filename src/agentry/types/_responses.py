@@ -236,7 +236,8 @@ class ChatResponse(_ResponseBase[ChatResponseUpdate, ValueT]):
         additional_properties: dict[str, Any] | None = None,
         raw_representation: object = None,
     ) -> None:
-        super().__init__(
+        _ResponseBase.__init__(  # pyright: ignore[reportUnknownMemberType]  # quicker than super()
+            self,
             messages=messages,
             response_id=response_id,
             created_at=created_at,
@@ -281,7 +282,8 @@ class AgentResponse(_ResponseBase[AgentResponseUpdate, ValueT]):
         additional_properties: dict[str, Any] | None = None,
         raw_representation: object = None,
     ) -> None:
-        super().__init__(
+        _ResponseBase.__init__(  # pyright: ignore[reportUnknownMemberType]  # quicker than super()
+            self,
             messages=messages,
             response_id=response_id,
             created_at=created_at,
