@@ -104,13 +104,15 @@ def bench_plain_run() -> None:
 
 
 def bench_usage_limits() -> None:
-    """A plain run with every usage limit set, per run and per session, against the same run
-    without limits: the cost of counting usage and checking it when no limit is reached.
+    """Plain runs with every usage limit set, per run only and per run and per session,
+    against the same run without limits: the cost of counting usage and checking it when
+    no limit is reached.
 
-    Both agents share one scripted client; short rounds of each alternate (A B, B A, ...),
-    so that both meet the same load. The cost is the difference of the best rounds (what
-    a run costs when nothing else runs), and the median of the differences of neighbouring
-    rounds (steadier when the machine is busy all along)."""
+    The three agents share one scripted client and run the same number of runs per round;
+    short rounds of each alternate (A B C, C B A, ...), so that all meet the same load. The
+    cost is the difference of the best rounds (what a run costs when nothing else runs),
+    and the median of the differences of neighbouring rounds (steadier when the machine is
+    busy all along)."""
     limits = UsageLimits(
         requests=10**9,
         tool_calls=10**9,
@@ -138,17 +140,23 @@ def bench_usage_limits() -> None:
 
         return run
 
-    limited = Agent(client=client, usage_limits=limits, session_usage_limits=limits)
-    times = rounds_in_turn(
-        1000, 20, {"without": make_run(Agent(client=client)), "with": make_run(limited)}
-    )
-    best_with, best_without = min(times["with"]), min(times["without"])
-    report("run with usage limits", best_with, best_without, target="(bare: no limits)")
-    median = statistics.median(w - o for w, o in zip(times["with"], times["without"], strict=True))
-    print(
-        f"{'':<34} cost of the limits per run {(best_with - best_without) * 1e6:6.2f} us "
-        f"(median of neighbours {median * 1e6:.2f} us)   (target: < 2 us)"
-    )
+    agents = {
+        "without": Agent(client=client),
+        "per run": Agent(client=client, usage_limits=limits),
+        "per run and session": Agent(
+            client=client, usage_limits=limits, session_usage_limits=limits
+        ),
+    }
+    times = rounds_in_turn(1000, 20, {name: make_run(agent) for name, agent in agents.items()})
+    without = times["without"]
+    for name in ("per run", "per run and session"):
+        best = min(times[name]) - min(without)
+        median = statistics.median(w - o for w, o in zip(times[name], without, strict=True))
+        print(
+            f"{'usage limits ' + name:<34} cost per run {best * 1e6:5.2f} us (median of "
+            f"neighbours {median * 1e6:.2f} us), over {min(without) * 1e6:.1f} us without   "
+            "(target: < 2 us)"
+        )
 
 
 def _time_tool_round_trip(

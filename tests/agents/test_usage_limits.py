@@ -3,6 +3,8 @@ went past them; the error carries the usage and the session keeps no half-writte
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from pydantic import BaseModel
 
@@ -283,7 +285,13 @@ async def test_a_response_without_a_total_counts_its_input_and_output(stream: bo
     assert caught.value.usage == _counts(2, 1, 30, 25, 55)
 
 
-async def test_approved_calls_count_against_the_sessions_tool_call_limit() -> None:
+async def _approve_a_deletion(
+    *, session_tool_calls: int, answer: ChatResponse | str, damage: object = None
+) -> tuple[Agent, AgentSession, Message]:
+    """Run an agent whose model asks to delete a file (a call that needs approval) under a
+    session's tool-call limit; the agent, the session, and the message approving the call
+    (with `damage` stored as the session's counts first, if given)."""
+
     @tool(approval_mode="always_require")
     def delete_file(path: str) -> str:
         """Delete a file."""
@@ -291,40 +299,74 @@ async def test_approved_calls_count_against_the_sessions_tool_call_limit() -> No
         return f"deleted {path}"
 
     deletion = ScriptedChatClient.function_call("delete_file", {"path": "a.txt"})
-    client = ScriptedChatClient([deletion, "Deleted it."])
+    client = ScriptedChatClient([deletion, answer])
     agent = Agent(
-        client=client, tools=[delete_file], session_usage_limits=UsageLimits(tool_calls=0)
+        client=client,
+        tools=[delete_file],
+        session_usage_limits=UsageLimits(tool_calls=session_tool_calls),
     )
     session = AgentSession()
     first = await agent.run("Delete a.txt", session=session)
+    if damage is not None:
+        session.state["agentry.usage"] = damage
     approval = first.user_input_requests[0].to_function_approval_response(approved=True)
+    return agent, session, Message("user", [approval])
+
+
+async def test_approved_calls_count_against_the_sessions_tool_call_limit() -> None:
+    agent, session, approval = await _approve_a_deletion(session_tool_calls=0, answer="Deleted it.")
 
     with pytest.raises(UsageLimitExceededError, match="1 more tool call would go past") as caught:
-        await agent.run(Message("user", [approval]), session=session)
+        await agent.run(approval, session=session)
 
     assert looked_up == []
     assert (caught.value.limit, caught.value.scope) == ("tool_calls", "session")
 
 
 async def test_damaged_session_counts_are_mended_before_approved_calls_run() -> None:
-    @tool(approval_mode="always_require")
-    def delete_file(path: str) -> str:
-        """Delete a file."""
-        looked_up.append(path)
-        return f"deleted {path}"
-
-    deletion = ScriptedChatClient.function_call("delete_file", {"path": "a.txt"})
-    client = ScriptedChatClient([deletion, _answer("Deleted it.")])
-    agent = Agent(
-        client=client, tools=[delete_file], session_usage_limits=UsageLimits(tool_calls=1)
+    agent, session, approval = await _approve_a_deletion(
+        session_tool_calls=1,
+        answer=_answer("Deleted it."),
+        damage={"tool_calls": "one", "requests": 1},
     )
-    session = AgentSession()
-    first = await agent.run("Delete a.txt", session=session)
-    session.state["agentry.usage"] = {"tool_calls": "one", "requests": 1}
-    approval = first.user_input_requests[0].to_function_approval_response(approved=True)
 
-    response = await agent.run(Message("user", [approval]), session=session)
+    response = await agent.run(approval, session=session)
 
     assert response.text == "Deleted it."
     assert looked_up == ["a.txt"]
     assert session.state["agentry.usage"] == _counts(2, 1, 10, 5, 15)
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_a_run_that_fails_midway_leaves_what_it_spent_in_the_session(stream: bool) -> None:
+    down = ChatClientError("the model is down", status_code=400)
+    client = ScriptedChatClient([_lookup(tokens=10), down])
+    agent = Agent(client=client, tools=[get_weather], session_usage_limits=UsageLimits(requests=9))
+    session = AgentSession()
+
+    with pytest.raises(ChatClientError, match="the model is down"):
+        await _run(agent, stream=stream, session=session)
+
+    assert session.state["agentry.usage"] == _counts(1, 1, 10, 5, 15)
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_a_cancelled_run_leaves_what_it_spent_in_the_session(stream: bool) -> None:
+    second_call = asyncio.Event()
+
+    async def never_answers(messages: list[Message], options: ChatOptions) -> ChatResponse:
+        second_call.set()
+        await asyncio.Event().wait()
+        raise AssertionError("unreachable")
+
+    client = ScriptedChatClient([_lookup(tokens=10), never_answers])
+    agent = Agent(client=client, tools=[get_weather], session_usage_limits=UsageLimits(requests=9))
+    session = AgentSession()
+    run = asyncio.ensure_future(_run(agent, stream=stream, session=session))
+    await asyncio.wait_for(second_call.wait(), timeout=10)  # a hang guard only
+
+    run.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await run
+
+    assert session.state["agentry.usage"] == _counts(1, 1, 10, 5, 15)
