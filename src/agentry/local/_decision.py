@@ -52,6 +52,17 @@ class ToolSpec:
         """The names of the arguments the tool cannot do without."""
         return [str(name) for name in cast("list[object]", self.parameters.get("required") or [])]
 
+    def describe(self, argument: str) -> str:
+        """`argument` as a prompt names it: "the to (The recipient's email address)"."""
+        properties = cast("dict[str, object]", self.parameters.get("properties") or {})
+        schema = properties.get(argument)
+        description = (
+            cast("dict[str, object]", schema).get("description")
+            if isinstance(schema, dict)
+            else None
+        )
+        return f"the {argument} ({description})" if description else f"the {argument}"
+
 
 @dataclass(frozen=True)
 class ToolCall:

@@ -1,0 +1,96 @@
+"""Reviewing the model's move before it leaves the client, and the step that replaces it.
+
+Each refused move is decided again under the same system prompt (a note may end the last
+user turn), so llama.cpp's cache serves the retry:
+
+- a repeated call becomes an answer from the results at hand;
+- a call with a made-up required argument becomes a question about it, or a call of another
+  tool that can find it;
+- a question that only says the request back becomes an answer or a call;
+- a question for a value the request gives (a date, an address) becomes a move that uses it;
+- a question for a value another tool can look up becomes a call of that tool;
+- an answer that only says the request back is asked for once more.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from agentry.local._call_checks import (
+    CallVerdict,
+    check_call,
+    repeats_request,
+    ungrounded_argument,
+)
+from agentry.local._decision import Answer, Question, ToolCall
+from agentry.local._prompt import PromptMode, has_note, missing_argument_note, with_note
+from agentry.local._question_checks import asked_argument, given_value, lookup_tool
+from agentry.local._request import lookup_mode, refusal_mode
+from agentry.types import Message
+
+__all__ = ["ECHO_NOTE", "next_step"]
+
+Step = tuple[PromptMode, list[dict[str, str]]]
+
+ECHO_NOTE = "(Reply with the answer itself, not the request said back.)"
+
+
+def next_step(
+    decision: ToolCall | Answer | Question | None,
+    mode: PromptMode,
+    turns: list[dict[str, str]],
+    messages: Sequence[Message],
+) -> Step | None:
+    """The step that replaces a refused move, or `None` to keep the move."""
+    if isinstance(decision, ToolCall) and mode.allow_answer:
+        return _call_step(decision, mode, turns, messages)
+    if isinstance(decision, Question) and mode.allow_call and not mode.ask_only:
+        return _question_step(decision, mode, turns, messages)
+    if (
+        isinstance(decision, Answer)
+        and mode.answer_schema is None
+        and not has_note(turns, ECHO_NOTE)
+        and repeats_request(decision.text, messages)
+    ):
+        return replace(mode, allow_ask=False), with_note(turns, ECHO_NOTE)
+    return None
+
+
+def _call_step(
+    call: ToolCall, mode: PromptMode, turns: list[dict[str, str]], messages: Sequence[Message]
+) -> Step | None:
+    verdict = check_call(call, mode.tools, messages)
+    if verdict is CallVerdict.REPEATED:
+        return refusal_mode(mode, ask_only=False), turns
+    if verdict is CallVerdict.UNGROUNDED:
+        missing = ungrounded_argument(call, mode.tools, messages)
+        spec = next((spec for spec in mode.tools if spec.name == call.name), None)
+        if missing is not None and spec is not None:
+            turns = with_note(turns, missing_argument_note(spec, missing))
+        return lookup_mode(mode, call.name), turns
+    return None
+
+
+def _question_step(
+    question: Question, mode: PromptMode, turns: list[dict[str, str]], messages: Sequence[Message]
+) -> Step | None:
+    if repeats_request(question.text, messages):
+        return replace(mode, allow_ask=False), turns
+    asked = asked_argument(question.text, mode.tools)
+    if asked is None:
+        return None
+    request = next((m.text for m in reversed(messages) if m.role == "user"), "")
+    given = given_value(asked, request)
+    if given is not None:
+        note = f"(The request gives {asked.described}: {given}.)"
+        return replace(mode, allow_ask=False), with_note(turns, note)
+    lookup = lookup_tool(asked, question.text, request, mode.tools)
+    if lookup is not None:
+        note = (
+            f"(Do not ask: {lookup.name} can find {asked.described} of {asked.tool.name}. "
+            "Call it with what the request says.)"
+        )
+        barred = frozenset(spec.name for spec in mode.tools if spec.name != lookup.name)
+        return replace(mode, ask_only=True, barred_tools=barred), with_note(turns, note)
+    return None

@@ -1,0 +1,132 @@
+"""Checks of a clarifying question against the request and the tools on offer.
+
+A small model asks for what it was already given ("Schedule a team lunch on 2026-12-02."
+answered with "Which date?"), and asks the user for a value that another tool can look up
+("What is Tom's email address?" with an address book on offer). The client turns the first
+into a move that uses the given value, and the second into a call of the look-up tool.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import cast
+
+from agentry.local._decision import ToolSpec
+from agentry.local._facts import content_words
+
+__all__ = ["AskedArgument", "asked_argument", "given_value", "lookup_tool"]
+
+
+@dataclass(frozen=True)
+class AskedArgument:
+    """The tool argument a question asks the user for."""
+
+    tool: ToolSpec
+    name: str
+    words: frozenset[str]
+    """The words of the argument's name and description."""
+    schema: dict[str, object]
+
+    @property
+    def described(self) -> str:
+        """The argument as a prompt names it: "the to (The recipient's email address)"."""
+        return self.tool.describe(self.name)
+
+
+def _properties(spec: ToolSpec) -> dict[str, object]:
+    return cast("dict[str, object]", spec.parameters.get("properties") or {})
+
+
+def _argument_words(name: str, schema: object) -> set[str]:
+    fields = cast("dict[str, object]", schema) if isinstance(schema, dict) else {}
+    return content_words(f"{name.replace('_', ' ')} {fields.get('description') or ''}")
+
+
+def asked_argument(question: str, tools: Sequence[ToolSpec]) -> AskedArgument | None:
+    """The argument whose name and description share the most words with `question`."""
+    asked = content_words(question)
+    best: AskedArgument | None = None
+    best_shared = 0
+    for spec in tools:
+        for name, schema in _properties(spec).items():
+            words = _argument_words(name, schema)
+            shared = len(asked & words)
+            if shared > best_shared:
+                fields = cast("dict[str, object]", schema) if isinstance(schema, dict) else {}
+                best, best_shared = AskedArgument(spec, name, frozenset(words), fields), shared
+    return best
+
+
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*"
+_DATE = re.compile(
+    rf"\b\d{{4}}-\d{{2}}-\d{{2}}\b|\b\d{{1,2}}/\d{{1,2}}/\d{{2,4}}\b|"
+    rf"\b\d{{1,2}}(?:st|nd|rd|th)? (?:of )?{_MONTH}\b|\b{_MONTH} \d{{1,2}}(?:st|nd|rd|th)?\b",
+    re.IGNORECASE,
+)
+_TIME = re.compile(r"\b\d{1,2}(?::\d{2})? ?(?:am|pm)\b|\b\d{1,2}:\d{2}\b", re.IGNORECASE)
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_LINK = re.compile(r"https?://\S+")
+
+# The kinds of value that can be told in a text by their form, and the words (or JSON schema
+# formats) by which an argument says it takes one.
+_KINDS: tuple[tuple[frozenset[str], re.Pattern[str]], ...] = (
+    (frozenset({"date", "day", "date-time"}), _DATE),
+    (frozenset({"time"}), _TIME),
+    (frozenset({"email"}), _EMAIL),
+    (frozenset({"url", "link", "uri", "website"}), _LINK),
+)
+
+
+def given_value(asked: AskedArgument, request: str) -> str | None:
+    """The value of `asked`'s kind (a date, a time, an email address, a link) that `request`
+    holds, if the argument takes such a value and the request gives one."""
+    format_word = str(asked.schema.get("format") or "")
+    for words, pattern in _KINDS:
+        if asked.words & words or format_word in words:
+            found = pattern.search(request)
+            if found:
+                return found.group(0)
+    return None
+
+
+def lookup_tool(
+    asked: AskedArgument, question: str, request: str, tools: Sequence[ToolSpec]
+) -> ToolSpec | None:
+    """Another tool that can find what `question` asks about something the request names.
+
+    The question must name something of the request that no tool names (a person, a place:
+    "Tom" in "What is Tom's email address?"), and the tool's description must mention what is
+    asked ("Look up a person: their email address and home city"). A question about nothing
+    named ("Who should I send it to?") has no look-up.
+    """
+    named = _named_words(question) & content_words(request)
+    tool_words = set[str]().union(*(_tool_words(spec) for spec in tools))
+    if not named - tool_words:
+        return None
+    wanted = content_words(question) & asked.words
+    best: ToolSpec | None = None
+    best_shared = 0
+    for spec in tools:
+        if spec.name == asked.tool.name:
+            continue
+        shared = len(wanted & content_words(spec.description))
+        if shared > best_shared:
+            best, best_shared = spec, shared
+    return best
+
+
+def _tool_words(spec: ToolSpec) -> set[str]:
+    words = content_words(f"{spec.name.replace('_', ' ')} {spec.description}")
+    for name, schema in _properties(spec).items():
+        words |= _argument_words(name, schema)
+    return words
+
+
+_CAPITALISED = re.compile(r"(?<=[\s(\"'])[A-Z][\w-]*")
+
+
+def _named_words(text: str) -> set[str]:
+    """Capitalised words after the first, as names of people, places and things are written."""
+    return content_words(" ".join(_CAPITALISED.findall(text)))
