@@ -58,12 +58,13 @@ class TextFacts:
 
 
 # Words that carry no subject of their own: a request and a tool sharing only these are unrelated.
-_FUNCTION_WORDS_TEXT = """a about after again all also am an and any are as at be been before
-    being but by can could did do does doing done for from get gets give given had has have he
-    her here him his how i if in into is it its just know let like make me more much my need no not now of on
-    one or our out over please right same say she should so some tell than that the their them
-    then there these they this those to too up us very want was way we well were what when
-    where which who whom why will with would you your"""
+_FUNCTION_WORDS_TEXT = """
+    a about after again all also am an and any are as at be been before being but by can could
+    did do does doing done for from get gets give given had has have he her here him his
+    how i if in into is it its just know let like make me more much my need no not now of
+    on one or our out over please right same say she should so some tell than that the
+    their them then there these they this those to too up us very want was way we well
+    were what when where which who whom why will with would you your"""
 _FUNCTION_WORDS = frozenset(_FUNCTION_WORDS_TEXT.split())
 _CONTENT_WORD = re.compile(r"[^\W_]{3,}|[^\W_]*\d[^\W_]*")
 

@@ -1,0 +1,150 @@
+"""Questions, answers and results reviewed before they leave the client: no model needed."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from agentry import Content, Message, tool
+from agentry.local._decision import Answer, Question
+from agentry.local._facts import content_words
+from agentry.local._move_review import ECHO_NOTE, next_step
+from agentry.local._prompt import build_chat_turns
+from agentry.local._request import output_schema, prompt_mode
+
+
+@tool
+def lookup_member(member: Annotated[str, "The member's first name"]) -> str:
+    """Find a club member: their phone number and email address."""
+    return f"{member}: phone 555-0100, email {member.lower()}@club.example"
+
+
+@tool
+def send_invite(
+    email: Annotated[str, "The email address of the guest"],
+    event: Annotated[str, "What the invitation is for"],
+) -> str:
+    """Send an invitation by email."""
+    return f"Invitation sent to {email}."
+
+
+@tool
+def book_room(
+    room: Annotated[str, "The meeting room's name"],
+    day: Annotated[str, "The day, as YYYY-MM-DD"],
+) -> str:
+    """Book a meeting room for a day."""
+    return f"{room} booked on {day}."
+
+
+@tool
+def get_train_status(train: Annotated[str, "The train number, e.g. 'ICE 578'"]) -> str:
+    """Get a train's route and delay."""
+    return f"{train} from Bonn to Basel: 5 minutes late"
+
+
+@tool
+def get_forecast(town: Annotated[str, "The town"]) -> str:
+    """Get tomorrow's forecast for a town."""
+    return f"{town}: rain, 11 °C"
+
+
+TOOLS: list[Any] = [lookup_member, send_invite, book_room, get_train_status, get_forecast]
+
+
+def _names(schema: dict[str, Any] | None) -> list[str]:
+    assert schema is not None
+    return [option["properties"]["action"]["const"] for option in schema.get("anyOf", [schema])]
+
+
+def _review(request: str, move: Question | Answer) -> Any:
+    messages = [Message("user", [request])]
+    mode = prompt_mode({"tools": TOOLS}, messages, max_tool_rounds=3)
+    turns = build_chat_turns(messages, mode)
+    return next_step(move, mode, turns, messages), turns, messages
+
+
+def test_a_question_for_a_value_another_tool_can_look_up_becomes_a_call_of_that_tool() -> None:
+    request = "Invite Ingrid to the quiz night."
+    step, turns, _ = _review(request, Question("What is Ingrid's email address?"))
+    assert step is not None
+    mode, new_turns = step
+    assert _names(output_schema(mode)) == ["ask", "lookup_member"]
+    assert new_turns[0] == turns[0]  # the same system prompt: the cache serves the retry
+    assert "lookup_member can find the email" in new_turns[-1]["content"]
+
+
+def test_a_question_about_nothing_the_request_names_stays_a_question() -> None:
+    step, _, _ = _review("Send an invitation to the quiz night.", Question("Who is the guest?"))
+    assert step is None
+    step, _, _ = _review("Invite my neighbour.", Question("What is your neighbour's email?"))
+    assert step is None
+
+
+def test_a_question_for_a_date_the_request_gives_is_decided_again_without_asking() -> None:
+    request = "Book the Blue Room on 2027-01-15."
+    step, _, _ = _review(request, Question("Which day should I book it for?"))
+    assert step is not None
+    mode, turns = step
+    assert _names(output_schema(mode))[0:2] == ["answer", "lookup_member"]  # no "ask"
+    assert turns[-1]["content"].endswith(
+        "(The request gives the day (The day, as YYYY-MM-DD): 2027-01-15.)"
+    )
+    undated, _, _ = _review("Book the Blue Room.", Question("Which day should I book it for?"))
+    assert undated is None
+
+
+def test_an_answer_that_only_says_the_request_back_is_asked_for_once_more() -> None:
+    request = "What is the longest river in Africa?"
+    step, _, messages = _review(request, Answer("What is the longest river in Africa?"))
+    assert step is not None
+    mode, turns = step
+    assert turns[-1]["content"].endswith(ECHO_NOTE)
+    assert "ask" not in _names(output_schema(mode))
+    assert next_step(Answer("What is the longest river in Africa?"), mode, turns, messages) is None
+    assert _review(request, Answer("The Nile."))[0] is None
+
+
+def test_after_a_result_the_part_of_the_request_still_open_is_named_with_its_tool() -> None:
+    request = "Is train ICE 578 late, and what's the forecast in Basel?"
+    call = Content.from_function_call(
+        call_id="1", name="get_train_status", arguments={"train": "ICE 578"}
+    )
+    result = Content.from_function_result(call_id="1", result="ICE 578 from Bonn: 5 minutes late")
+    messages = [Message("user", [request]), Message("assistant", [call]), Message("tool", [result])]
+    mode = prompt_mode({"tools": TOOLS}, messages, max_tool_rounds=3)
+    last = build_chat_turns(messages, mode)[-1]["content"]
+    assert last.endswith(
+        'Its part "what\'s the forecast in Basel" is not done yet: call get_forecast '
+        "with a value from the results."
+    )
+    second = Content.from_function_call(
+        call_id="2", name="get_forecast", arguments={"town": "Basel"}
+    )
+    done = [
+        *messages,
+        Message("assistant", [second]),
+        Message("tool", [Content.from_function_result(call_id="2", result="Basel: rain")]),
+    ]
+    assert "If these results answer the request" in build_chat_turns(done, mode)[-1]["content"]
+
+
+def test_a_request_of_one_part_gets_the_plain_reminder() -> None:
+    request = "Is train ICE 578 late?"
+    call = Content.from_function_call(
+        call_id="1", name="get_train_status", arguments={"train": "ICE 578"}
+    )
+    result = Content.from_function_result(call_id="1", result="5 minutes late")
+    messages = [Message("user", [request]), Message("assistant", [call]), Message("tool", [result])]
+    mode = prompt_mode({"tools": TOOLS}, messages, max_tool_rounds=3)
+    assert "not done yet" not in build_chat_turns(messages, mode)[-1]["content"]
+
+
+def test_content_words_leave_out_function_words_and_plurals() -> None:
+    assert content_words("What's Ingrid's email? send_invite to the flights ID 7") == {
+        "ingrid",
+        "email",
+        "send",
+        "invite",
+        "flight",
+        "7",
+    }
