@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from agentry import Content, Message, tool
-from agentry.local._decision import Answer, Question
+from agentry.local._answer_stream import AnswerTextExtractor
+from agentry.local._decision import Answer, Question, ToolCall
 from agentry.local._facts import content_words
 from agentry.local._move_review import ECHO_NOTE, next_step
 from agentry.local._prompt import build_chat_turns
@@ -68,9 +69,17 @@ def test_a_question_for_a_value_another_tool_can_look_up_becomes_a_call_of_that_
     step, turns, _ = _review(request, Question("What is Ingrid's email address?"))
     assert step is not None
     mode, new_turns = step
-    assert _names(output_schema(mode)) == ["ask", "lookup_member"]
+    assert _names(output_schema(mode)) == ["lookup_member"]
     assert new_turns[0] == turns[0]  # the same system prompt: the cache serves the retry
     assert "lookup_member can find the email" in new_turns[-1]["content"]
+    messages = [Message("user", [request])]
+    assert (
+        next_step(ToolCall("lookup_member", {"member": "Ingrid"}), mode, new_turns, messages)
+        is None
+    )
+    made_up = next_step(ToolCall("lookup_member", {"member": "Sigrid"}), mode, new_turns, messages)
+    assert made_up is not None
+    assert _names(output_schema(made_up[0])) == ["ask"]
 
 
 def test_a_question_about_nothing_the_request_names_stays_a_question() -> None:
@@ -102,6 +111,19 @@ def test_an_answer_that_only_says_the_request_back_is_asked_for_once_more() -> N
     assert "ask" not in _names(output_schema(mode))
     assert next_step(Answer("What is the longest river in Africa?"), mode, turns, messages) is None
     assert _review(request, Answer("The Nile."))[0] is None
+    assert _review("Is it cold in Oslo?", Answer("It is cold in Oslo today."))[0] is None
+
+
+def test_an_answer_is_held_back_while_it_only_says_the_request_back() -> None:
+    extractor = AnswerTextExtractor("Is it cold in Oslo?")
+    start = '{"action": "answer", "text": "'
+    assert extractor.feed(start + "It is col") == ""
+    assert extractor.feed("d in Oslo") == ""
+    assert extractor.feed(" tod") == ""
+    assert extractor.feed('ay."}') == "It is cold in Oslo today."
+    echo = AnswerTextExtractor("Is it cold in Oslo?")
+    assert echo.feed(start + 'Is it cold in Oslo?"}') == ""
+    assert echo.streamed == ""
 
 
 def test_after_a_result_the_part_of_the_request_still_open_is_named_with_its_tool() -> None:

@@ -21,6 +21,9 @@ from agentry.types import Message
 __all__ = ["CallVerdict", "check_call", "repeats_request", "ungrounded_argument"]
 
 
+_ECHO_SHARE = 0.8
+
+
 class CallVerdict(enum.Enum):
     """What becomes of a decided call."""
 
@@ -85,17 +88,14 @@ def _grounding_texts(messages: Sequence[Message]) -> Iterable[str]:
                 yield tool_result_to_text(content.result)
 
 
-def repeats_request(question: str, messages: Sequence[Message]) -> bool:
-    """Whether `question` only says the user's last message back (it asks nothing new): nearly
-    all its words are the request's."""
+def repeats_request(reply: str, messages: Sequence[Message], *, share: float = _ECHO_SHARE) -> bool:
+    """Whether `reply` only says the user's last message back: at least `share` of its words
+    (nearly all, by default; all of them for an answer) are the request's."""
     request = next((m.text for m in reversed(messages) if m.role == "user"), "")
-    asked, said = _words(question), _words(request)
-    if not asked or not said:
+    replied, said = _words(reply), _words(request)
+    if not replied or not said:
         return False
-    return len(asked & said) / len(asked) >= _ECHO_SHARE
-
-
-_ECHO_SHARE = 0.8
+    return len(replied & said) / len(replied) >= share
 
 
 def _words(text: str) -> set[str]:

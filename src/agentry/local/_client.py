@@ -179,11 +179,12 @@ class LocalChatClient(BaseChatClient):
             presence_penalty=options.get("presence_penalty", 0.0),
         )
         shared = await self.shared_model()
+        said = next((m.text for m in reversed(messages) if m.role == "user"), "")
         reply: _Reply | None = None
         step: tuple[PromptMode, list[dict[str, str]]] | None = (mode, turns)
         while step is not None:
             step_mode, step_turns = step
-            reply = _Reply(self.model, step_mode, earlier=reply)
+            reply = _Reply(self.model, step_mode, request=said, earlier=reply)
             async for update in self._generate(shared, step_turns, request, step_mode, reply):
                 yield update
             step = next_step(reply.decision(), step_mode, step_turns, messages)
@@ -224,7 +225,9 @@ class LocalChatClient(BaseChatClient):
 class _Reply:
     """Turns generated text into chat updates: text as it comes, then a call or the rest."""
 
-    def __init__(self, model: str, mode: PromptMode, *, earlier: _Reply | None = None) -> None:
+    def __init__(
+        self, model: str, mode: PromptMode, *, request: str, earlier: _Reply | None = None
+    ) -> None:
         self.model = model
         self.mode = mode
         self.response_id = earlier.response_id if earlier else f"local-{uuid.uuid4().hex}"
@@ -235,7 +238,7 @@ class _Reply:
         self.end = GenerationEnd("stop", 0, 0)
         self._earlier_tokens = (earlier_prompt, earlier_completion)
         stream_answer = mode.decides and mode.answer_schema is None
-        self.extractor = AnswerTextExtractor() if stream_answer else None
+        self.extractor = AnswerTextExtractor(request) if stream_answer else None
 
     def _update(
         self, contents: list[Content], finish_reason: str | None = None

@@ -8,7 +8,8 @@ user turn), so llama.cpp's cache serves the retry:
   tool that can find it;
 - a question that only says the request back becomes an answer or a call;
 - a question for a value the request gives (a date, an address) becomes a move that uses it;
-- a question for a value another tool can look up becomes a call of that tool;
+- a question for a value another tool can look up becomes a call of that tool (its arguments
+  checked as any call's: one that is made up becomes a question);
 - an answer that only says the request back is asked for once more.
 """
 
@@ -43,7 +44,7 @@ def next_step(
     messages: Sequence[Message],
 ) -> Step | None:
     """The step that replaces a refused move, or `None` to keep the move."""
-    if isinstance(decision, ToolCall) and mode.allow_answer:
+    if isinstance(decision, ToolCall) and (mode.allow_answer or mode.must_call):
         return _call_step(decision, mode, turns, messages)
     if isinstance(decision, Question) and mode.allow_call and not mode.ask_only:
         return _question_step(decision, mode, turns, messages)
@@ -51,7 +52,7 @@ def next_step(
         isinstance(decision, Answer)
         and mode.answer_schema is None
         and not has_note(turns, ECHO_NOTE)
-        and repeats_request(decision.text, messages)
+        and repeats_request(decision.text, messages, share=1.0)
     ):
         return replace(mode, allow_ask=False), with_note(turns, ECHO_NOTE)
     return None
@@ -88,9 +89,10 @@ def _question_step(
     lookup = lookup_tool(asked, question.text, request, mode.tools)
     if lookup is not None:
         note = (
-            f"(Do not ask: {lookup.name} can find {asked.described} of {asked.tool.name}. "
-            "Call it with what the request says.)"
+            f"({lookup.name} can find {asked.described} of {asked.tool.name}: call it with "
+            "what the request says.)"
         )
         barred = frozenset(spec.name for spec in mode.tools if spec.name != lookup.name)
-        return replace(mode, ask_only=True, barred_tools=barred), with_note(turns, note)
+        looking_up = replace(mode, must_call=True, barred_tools=barred)
+        return looking_up, with_note(turns, note)
     return None

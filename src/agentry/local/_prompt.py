@@ -46,6 +46,8 @@ class PromptMode:
         allow_call: With tools, whether calling one is allowed at this step.
         ask_only: With tools, whether answering is ruled out at this step: the model asks
             the user, or calls a tool when `allow_call` (other than `barred_tools`).
+        must_call: With tools, whether this step must call a tool other than
+            `barred_tools`: a look-up the client chose in place of a question.
         barred_tools: With tools, the tools this step may not call (still listed, so the
             prompt stays the same).
         answer_schema: The JSON schema a structured answer must match.
@@ -56,6 +58,7 @@ class PromptMode:
     allow_ask: bool = True
     allow_call: bool = True
     ask_only: bool = False
+    must_call: bool = False
     barred_tools: frozenset[str] = frozenset()
     answer_schema: dict[str, Any] | None = None
 
