@@ -82,6 +82,12 @@ def test_a_question_for_a_value_another_tool_can_look_up_becomes_a_call_of_that_
     assert _names(output_schema(made_up[0])) == ["ask"]
 
 
+def test_a_question_written_as_an_answer_is_turned_into_the_look_up_too() -> None:
+    step, _, _ = _review("Invite Ingrid to the quiz night.", Answer("What is Ingrid's email?"))
+    assert step is not None
+    assert _names(output_schema(step[0])) == ["lookup_member"]
+
+
 def test_a_question_about_nothing_the_request_names_stays_a_question() -> None:
     step, _, _ = _review("Send an invitation to the quiz night.", Question("Who is the guest?"))
     assert step is None
@@ -148,6 +154,17 @@ def test_after_a_result_the_part_of_the_request_still_open_is_named_with_its_too
         Message("tool", [Content.from_function_result(call_id="2", result="Basel: rain")]),
     ]
     assert "If these results answer the request" in build_chat_turns(done, mode)[-1]["content"]
+
+
+def test_an_open_part_may_name_its_tool_by_the_tool_description() -> None:
+    request = "Is train ICE 578 late, and how will tomorrow be in Basel?"
+    call = Content.from_function_call(
+        call_id="1", name="get_train_status", arguments={"train": "ICE 578"}
+    )
+    result = Content.from_function_result(call_id="1", result="ICE 578: 5 minutes late")
+    messages = [Message("user", [request]), Message("assistant", [call]), Message("tool", [result])]
+    mode = prompt_mode({"tools": TOOLS}, messages, max_tool_rounds=3)
+    assert "call get_forecast" in build_chat_turns(messages, mode)[-1]["content"]
 
 
 def test_a_request_of_one_part_gets_the_plain_reminder() -> None:

@@ -7,7 +7,8 @@ user turn), so llama.cpp's cache serves the retry:
 - a call with a made-up required argument becomes a question about it, or a call of another
   tool that can find it;
 - a question that only says the request back becomes an answer or a call;
-- a question for a value the request gives (a date, an address) becomes a move that uses it;
+- a question (or an answer that is a question) for a value the request gives (a date, an
+  address) becomes a move that uses it;
 - a question for a value another tool can look up becomes a call of that tool (its arguments
   checked as any call's: one that is made up becomes a question);
 - an answer that only says the request back is asked for once more.
@@ -48,6 +49,10 @@ def next_step(
         return _call_step(decision, mode, turns, messages)
     if isinstance(decision, Question) and mode.allow_call and not mode.ask_only:
         return _question_step(decision, mode, turns, messages)
+    if isinstance(decision, Answer) and _is_question(decision) and mode.allow_call:
+        step = _redirected_question(decision.text, mode, turns, messages)
+        if step is not None:
+            return step
     if (
         isinstance(decision, Answer)
         and mode.answer_schema is None
@@ -78,7 +83,15 @@ def _question_step(
 ) -> Step | None:
     if repeats_request(question.text, messages):
         return replace(mode, allow_ask=False), turns
-    asked = asked_argument(question.text, mode.tools)
+    return _redirected_question(question.text, mode, turns, messages)
+
+
+def _redirected_question(
+    question: str, mode: PromptMode, turns: list[dict[str, str]], messages: Sequence[Message]
+) -> Step | None:
+    """The step in place of a question for a value the request gives, or that another tool
+    can look up; `None` for a question to keep."""
+    asked = asked_argument(question, mode.tools)
     if asked is None:
         return None
     request = next((m.text for m in reversed(messages) if m.role == "user"), "")
@@ -86,7 +99,7 @@ def _question_step(
     if given is not None:
         note = f"(The request gives {asked.described}: {given}.)"
         return replace(mode, allow_ask=False), with_note(turns, note)
-    lookup = lookup_tool(asked, question.text, request, mode.tools)
+    lookup = lookup_tool(asked, question, request, mode.tools)
     if lookup is not None:
         note = (
             f"({lookup.name} can find {asked.described} of {asked.tool.name}: call it with "
@@ -96,3 +109,7 @@ def _question_step(
         looking_up = replace(mode, must_call=True, barred_tools=barred)
         return looking_up, with_note(turns, note)
     return None
+
+
+def _is_question(answer: Answer) -> bool:
+    return answer.text.rstrip().endswith("?")

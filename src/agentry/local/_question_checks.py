@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import cast
 
-from agentry.local._decision import ToolSpec
+from agentry.local._decision import ToolSpec, argument_words
 from agentry.local._facts import content_words
 
 __all__ = ["AskedArgument", "asked_argument", "given_value", "lookup_tool"]
@@ -35,23 +35,14 @@ class AskedArgument:
         return self.tool.describe(self.name)
 
 
-def _properties(spec: ToolSpec) -> dict[str, object]:
-    return cast("dict[str, object]", spec.parameters.get("properties") or {})
-
-
-def _argument_words(name: str, schema: object) -> set[str]:
-    fields = cast("dict[str, object]", schema) if isinstance(schema, dict) else {}
-    return content_words(f"{name.replace('_', ' ')} {fields.get('description') or ''}")
-
-
 def asked_argument(question: str, tools: Sequence[ToolSpec]) -> AskedArgument | None:
     """The argument whose name and description share the most words with `question`."""
     asked = content_words(question)
     best: AskedArgument | None = None
     best_shared = 0
     for spec in tools:
-        for name, schema in _properties(spec).items():
-            words = _argument_words(name, schema)
+        for name, schema in spec.properties.items():
+            words = argument_words(name, schema)
             shared = len(asked & words)
             if shared > best_shared:
                 fields = cast("dict[str, object]", schema) if isinstance(schema, dict) else {}
@@ -102,7 +93,7 @@ def lookup_tool(
     named ("Who should I send it to?") has no look-up.
     """
     named = _named_words(question) & content_words(request)
-    tool_words = set[str]().union(*(_tool_words(spec) for spec in tools))
+    tool_words = set[str]().union(*(spec.words for spec in tools))
     if not named - tool_words:
         return None
     wanted = content_words(question) & asked.words
@@ -115,13 +106,6 @@ def lookup_tool(
         if shared > best_shared:
             best, best_shared = spec, shared
     return best
-
-
-def _tool_words(spec: ToolSpec) -> set[str]:
-    words = content_words(f"{spec.name.replace('_', ' ')} {spec.description}")
-    for name, schema in _properties(spec).items():
-        words |= _argument_words(name, schema)
-    return words
 
 
 _CAPITALISED = re.compile(r"(?<=[\s(\"'])[A-Z][\w-]*")

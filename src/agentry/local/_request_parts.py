@@ -2,7 +2,7 @@
 
 "Where does flight BA283 land, and what's the weather there?" asks two things. After the
 flight's status comes back, a small model tends to answer at once; the reminder that follows
-the results names the part still open and the tools whose names match it.
+the results names the part still open and the tools it speaks of.
 """
 
 from __future__ import annotations
@@ -29,7 +29,8 @@ class OpenPart:
 
 def open_parts(request: str, done: Sequence[str], tools: Sequence[ToolSpec]) -> list[OpenPart]:
     """The parts of `request` that share no word with `done` (the calls made for it, with
-    their results) and whose words name a tool not called yet.
+    their results) and share one with a tool not called yet (its name, description or
+    arguments).
 
     Args:
         request: The user's message.
@@ -47,11 +48,7 @@ def open_parts(request: str, done: Sequence[str], tools: Sequence[ToolSpec]) -> 
         words = content_words(part)
         if words & served:
             continue
-        matching = tuple(spec.name for spec in unused if words & _name_words(spec))
+        matching = tuple(spec.name for spec in unused if words & spec.words)
         if matching:
             found.append(OpenPart(part, matching))
     return found
-
-
-def _name_words(spec: ToolSpec) -> set[str]:
-    return content_words(spec.name.replace("_", " "))
