@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from agentry import Content, Message, tool
 from agentry.local._call_checks import CallVerdict, check_call, repeats_request
 from agentry.local._decision import ToolCall
@@ -112,3 +114,26 @@ def test_an_email_address_must_be_given_word_for_word() -> None:
     looked_up = [*named, *_round("find_contact", {"name": "Priya"}, "email priya.nair@example.com")]
     found = ToolCall("send_email", {"to": "Priya.Nair@example.com", "body": "The order is late."})
     assert check_call(found, tools, looked_up) is CallVerdict.ALLOWED
+
+
+@tool
+def exchange(
+    amount: float,
+    source: Annotated[str, "ISO code of the currency the amount is in, e.g. 'USD'"],
+    target: Annotated[str, "ISO code of the currency wanted, e.g. 'EUR'"],
+) -> str:
+    """Exchange money."""
+    return f"{amount} {source} in {target}"
+
+
+def test_a_short_code_copied_from_the_argument_example_must_be_spelled_by_the_user() -> None:
+    specs = tool_specs([exchange])
+
+    def verdict(request: str, source: str, target: str) -> CallVerdict:
+        call = ToolCall("exchange", {"amount": 100, "source": source, "target": target})
+        return check_call(call, specs, [Message("user", [request])])
+
+    assert verdict("Exchange 100 US dollars to euros.", "USD", "EUR") is CallVerdict.ALLOWED
+    assert verdict("Exchange 100 USD into Euro", "USD", "EUR") is CallVerdict.ALLOWED
+    assert verdict("Exchange 100 yen for me.", "JPY", "EUR") is CallVerdict.UNGROUNDED
+    assert verdict("Exchange 100 British pounds to yen.", "GBP", "JPY") is CallVerdict.ALLOWED
