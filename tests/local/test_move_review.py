@@ -82,6 +82,29 @@ def test_a_question_for_a_value_another_tool_can_look_up_becomes_a_call_of_that_
     assert _names(output_schema(made_up[0])) == ["ask"]
 
 
+def test_a_value_made_up_for_someone_the_request_names_is_looked_up_instead() -> None:
+    invite = {"email": "ingrid@example.com", "event": "quiz night"}
+    messages = [Message("user", ["Invite Ingrid to the quiz night."])]
+    mode = prompt_mode({"tools": TOOLS}, messages, max_tool_rounds=3)
+    step = next_step(
+        ToolCall("send_invite", invite), mode, build_chat_turns(messages, mode), messages
+    )
+    assert step is not None
+    assert _names(output_schema(step[0])) == ["lookup_member"]
+    nobody = [Message("user", ["Invite my neighbour to the quiz night."])]
+    guessed = {"email": "neighbour@example.com", "event": "quiz night"}
+    turns = build_chat_turns(nobody, mode)
+    step = next_step(ToolCall("send_invite", guessed), mode, turns, nobody)
+    assert step is not None
+    assert _names(output_schema(step[0]))[0] == "ask"
+    assert "does not say the email" in step[1][-1]["content"]
+    # asked after that, for someone named, the look-up still replaces the question
+    named = [Message("user", ["Invite Ingrid to the quiz night."])]
+    looked_up = next_step(Question("What is Ingrid's email?"), step[0], turns, named)
+    assert looked_up is not None
+    assert _names(output_schema(looked_up[0])) == ["lookup_member"]
+
+
 def test_a_question_written_as_an_answer_is_turned_into_the_look_up_too() -> None:
     step, _, _ = _review("Invite Ingrid to the quiz night.", Answer("What is Ingrid's email?"))
     assert step is not None

@@ -27,7 +27,12 @@ from agentry.local._call_checks import (
 )
 from agentry.local._decision import Answer, Question, ToolCall
 from agentry.local._prompt import PromptMode, has_note, missing_argument_note, with_note
-from agentry.local._question_checks import asked_argument, given_value, lookup_tool
+from agentry.local._question_checks import (
+    AskedArgument,
+    asked_argument,
+    given_value,
+    lookup_tool,
+)
 from agentry.local._request import lookup_mode, refusal_mode
 from agentry.types import Message
 
@@ -47,7 +52,9 @@ def next_step(
     """The step that replaces a refused move, or `None` to keep the move."""
     if isinstance(decision, ToolCall) and (mode.allow_answer or mode.must_call):
         return _call_step(decision, mode, turns, messages)
-    if isinstance(decision, Question) and mode.allow_call and not mode.ask_only:
+    if isinstance(decision, Question) and mode.allow_call and not mode.must_call:
+        if mode.ask_only:  # after a made-up argument: only a look-up may replace the question
+            return _lookup_step(decision.text, mode, turns, messages)
         return _question_step(decision, mode, turns, messages)
     if isinstance(decision, Answer) and _is_question(decision) and mode.allow_call:
         step = _redirected_question(decision.text, mode, turns, messages)
@@ -72,9 +79,14 @@ def _call_step(
     if verdict is CallVerdict.UNGROUNDED:
         missing = ungrounded_argument(call, mode.tools, messages)
         spec = next((spec for spec in mode.tools if spec.name == call.name), None)
-        if missing is not None and spec is not None:
-            turns = with_note(turns, missing_argument_note(spec, missing))
-        return lookup_mode(mode, call.name), turns
+        if missing is None or spec is None:
+            return lookup_mode(mode, call.name), turns
+        if not mode.barred_tools:
+            made_up = AskedArgument(spec, missing)
+            looked_up = _lookup_step(str(call.arguments[missing]), mode, turns, messages, made_up)
+            if looked_up is not None:
+                return looked_up
+        return lookup_mode(mode, call.name), with_note(turns, missing_argument_note(spec, missing))
     return None
 
 
@@ -94,21 +106,38 @@ def _redirected_question(
     asked = asked_argument(question, mode.tools)
     if asked is None:
         return None
-    request = next((m.text for m in reversed(messages) if m.role == "user"), "")
-    given = given_value(asked, request)
+    given = given_value(asked, _request(messages))
     if given is not None:
         note = f"(The request gives {asked.described}: {given}.)"
         return replace(mode, allow_ask=False), with_note(turns, note)
-    lookup = lookup_tool(asked, question, request, mode.tools)
-    if lookup is not None:
-        note = (
-            f"({lookup.name} can find {asked.described} of {asked.tool.name}: call it with "
-            "what the request says.)"
-        )
-        barred = frozenset(spec.name for spec in mode.tools if spec.name != lookup.name)
-        looking_up = replace(mode, must_call=True, barred_tools=barred)
-        return looking_up, with_note(turns, note)
-    return None
+    return _lookup_step(question, mode, turns, messages, asked)
+
+
+def _lookup_step(
+    mention: str,
+    mode: PromptMode,
+    turns: list[dict[str, str]],
+    messages: Sequence[Message],
+    asked: AskedArgument | None = None,
+) -> Step | None:
+    """A call of another tool that can find the argument `mention` asks for or made up."""
+    asked = asked or asked_argument(mention, mode.tools)
+    if asked is None:
+        return None
+    lookup = lookup_tool(asked, mention, _request(messages), mode.tools)
+    if lookup is None:
+        return None
+    note = (
+        f"({lookup.name} can find {asked.described} of {asked.tool.name}: call it with "
+        "what the request says.)"
+    )
+    barred = frozenset(spec.name for spec in mode.tools if spec.name != lookup.name)
+    looking_up = replace(mode, must_call=True, ask_only=False, barred_tools=barred)
+    return looking_up, with_note(turns, note)
+
+
+def _request(messages: Sequence[Message]) -> str:
+    return next((m.text for m in reversed(messages) if m.role == "user"), "")
 
 
 def _is_question(answer: Answer) -> bool:

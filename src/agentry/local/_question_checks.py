@@ -21,13 +21,21 @@ __all__ = ["AskedArgument", "asked_argument", "given_value", "lookup_tool"]
 
 @dataclass(frozen=True)
 class AskedArgument:
-    """The tool argument a question asks the user for."""
+    """A tool's argument that a question asks the user for, or that a call made up."""
 
     tool: ToolSpec
     name: str
-    words: frozenset[str]
-    """The words of the argument's name and description."""
-    schema: dict[str, object]
+
+    @property
+    def schema(self) -> dict[str, object]:
+        """The argument's JSON schema."""
+        schema = self.tool.properties.get(self.name)
+        return cast("dict[str, object]", schema) if isinstance(schema, dict) else {}
+
+    @property
+    def words(self) -> set[str]:
+        """The words of the argument's name and description."""
+        return argument_words(self.name, self.schema)
 
     @property
     def described(self) -> str:
@@ -42,11 +50,9 @@ def asked_argument(question: str, tools: Sequence[ToolSpec]) -> AskedArgument | 
     best_shared = 0
     for spec in tools:
         for name, schema in spec.properties.items():
-            words = argument_words(name, schema)
-            shared = len(asked & words)
+            shared = len(asked & argument_words(name, schema))
             if shared > best_shared:
-                fields = cast("dict[str, object]", schema) if isinstance(schema, dict) else {}
-                best, best_shared = AskedArgument(spec, name, frozenset(words), fields), shared
+                best, best_shared = AskedArgument(spec, name), shared
     return best
 
 
@@ -83,26 +89,26 @@ def given_value(asked: AskedArgument, request: str) -> str | None:
 
 
 def lookup_tool(
-    asked: AskedArgument, question: str, request: str, tools: Sequence[ToolSpec]
+    asked: AskedArgument, mention: str, request: str, tools: Sequence[ToolSpec]
 ) -> ToolSpec | None:
-    """Another tool that can find what `question` asks about something the request names.
+    """Another tool that can find `asked` for something the request names.
 
-    The question must name something of the request that no tool names (a person, a place:
-    "Tom" in "What is Tom's email address?"), and the tool's description must mention what is
-    asked ("Look up a person: their email address and home city"). A question about nothing
-    named ("Who should I send it to?") has no look-up.
+    `mention` (a question for the value, or a value made up for it) must speak of something
+    the request names that no tool does (a person, a place: "Tom" in "Send Tom an email ..."
+    and "What is Tom's email address?"), and the tool's description must mention the argument
+    ("Look up a person: their email address and home city" for "the recipient's email
+    address"). A mention of nothing named ("Who should I send it to?") has no look-up.
     """
-    named = _named_words(question) & content_words(request)
+    named = _named_words(request) & content_words(mention)
     tool_words = set[str]().union(*(spec.words for spec in tools))
     if not named - tool_words:
         return None
-    wanted = content_words(question) & asked.words
     best: ToolSpec | None = None
     best_shared = 0
     for spec in tools:
         if spec.name == asked.tool.name:
             continue
-        shared = len(wanted & content_words(spec.description))
+        shared = len(asked.words & content_words(spec.description))
         if shared > best_shared:
             best, best_shared = spec, shared
     return best
@@ -112,5 +118,5 @@ _CAPITALISED = re.compile(r"(?<=[\s(\"'])[A-Z][\w-]*")
 
 
 def _named_words(text: str) -> set[str]:
-    """Capitalised words after the first, as names of people, places and things are written."""
+    """Capitalised words but the first, as names of people, places and things are written."""
     return content_words(" ".join(_CAPITALISED.findall(text)))
