@@ -118,14 +118,14 @@ def test_a_question_about_nothing_the_request_names_stays_a_question() -> None:
     assert step is None
 
 
-def test_a_question_for_a_date_the_request_gives_is_decided_again_without_asking() -> None:
+def test_a_question_for_a_date_the_request_gives_becomes_a_call_of_the_tool_that_takes_it() -> None:
     request = "Book the Blue Room on 2027-01-15."
     step, _, _ = _review(request, Question("Which day should I book it for?"))
     assert step is not None
     mode, turns = step
-    assert _names(output_schema(mode))[0:2] == ["answer", "lookup_member"]  # no "ask"
+    assert _names(output_schema(mode)) == ["book_room"]
     assert turns[-1]["content"].endswith(
-        "(The request gives the day (The day, as YYYY-MM-DD): 2027-01-15.)"
+        "(The request gives the day (The day, as YYYY-MM-DD): 2027-01-15. Call book_room.)"
     )
     undated, _, _ = _review("Book the Blue Room.", Question("Which day should I book it for?"))
     assert undated is None

@@ -8,7 +8,7 @@ user turn), so llama.cpp's cache serves the retry:
   tool that can find it;
 - a question that only says the request back becomes an answer or a call;
 - a question (or an answer that is a question) for a value the request gives (a date, an
-  address) becomes a move that uses it;
+  address) becomes a call of the tool that takes it;
 - a question for a value another tool can look up becomes a call of that tool (its arguments
   checked as any call's: one that is made up becomes a question);
 - an answer that only says the request back is asked for once more.
@@ -108,8 +108,8 @@ def _redirected_question(
         return None
     given = given_value(asked, _request(messages))
     if given is not None:
-        note = f"(The request gives {asked.described}: {given}.)"
-        return replace(mode, allow_ask=False), with_note(turns, note)
+        note = f"(The request gives {asked.described}: {given}. Call {asked.tool.name}.)"
+        return _calling(mode, asked.tool.name), with_note(turns, note)
     return _lookup_step(question, mode, turns, messages, asked)
 
 
@@ -131,9 +131,13 @@ def _lookup_step(
         f"({lookup.name} can find {asked.described} of {asked.tool.name}: call it with "
         "what the request says.)"
     )
-    barred = frozenset(spec.name for spec in mode.tools if spec.name != lookup.name)
-    looking_up = replace(mode, must_call=True, ask_only=False, barred_tools=barred)
-    return looking_up, with_note(turns, note)
+    return _calling(mode, lookup.name), with_note(turns, note)
+
+
+def _calling(mode: PromptMode, tool: str) -> PromptMode:
+    """The step that must call `tool` (its arguments still checked as any call's)."""
+    barred = frozenset(spec.name for spec in mode.tools if spec.name != tool)
+    return replace(mode, must_call=True, ask_only=False, barred_tools=barred)
 
 
 def _request(messages: Sequence[Message]) -> str:
