@@ -83,3 +83,10 @@ async def test_a_two_step_request_looks_up_a_value_then_calls_with_it(agent: Age
     response = await agent.run("What's the weather like where Maria lives?")
     assert calls == [("find_contact", "Maria"), ("get_weather", "Lisbon")]
     assert "6" in response.text
+
+
+async def test_an_email_to_someone_named_looks_up_the_address_then_sends(agent: Agent) -> None:
+    calls.clear()
+    response = await agent.run("Send Maria an email saying the report is ready.")
+    assert calls == [("find_contact", "Maria"), ("send_email", "maria.lopez@example.com")]
+    assert response.text.strip()
