@@ -155,50 +155,38 @@ def test_an_answer_is_held_back_while_it_only_says_the_request_back() -> None:
     assert echo.streamed == ""
 
 
+def _round(call_id: str, name: str, arguments: dict[str, Any], result: str) -> list[Message]:
+    call = Content.from_function_call(call_id=call_id, name=name, arguments=arguments)
+    output = Content.from_function_result(call_id=call_id, result=result)
+    return [Message("assistant", [call]), Message("tool", [output])]
+
+
+def _last_reminder(request: str, *rounds: list[Message]) -> str:
+    messages = [Message("user", [request]), *(m for messages in rounds for m in messages)]
+    mode = prompt_mode({"tools": TOOLS}, messages, max_tool_rounds=3)
+    return build_chat_turns(messages, mode)[-1]["content"]
+
+
+TRAIN = _round("1", "get_train_status", {"train": "ICE 578"}, "ICE 578: 5 minutes late")
+
+
 def test_after_a_result_the_part_of_the_request_still_open_is_named_with_its_tool() -> None:
     request = "Is train ICE 578 late, and what's the forecast in Basel?"
-    call = Content.from_function_call(
-        call_id="1", name="get_train_status", arguments={"train": "ICE 578"}
-    )
-    result = Content.from_function_result(call_id="1", result="ICE 578 from Bonn: 5 minutes late")
-    messages = [Message("user", [request]), Message("assistant", [call]), Message("tool", [result])]
-    mode = prompt_mode({"tools": TOOLS}, messages, max_tool_rounds=3)
-    last = build_chat_turns(messages, mode)[-1]["content"]
-    assert last.endswith(
+    assert _last_reminder(request, TRAIN).endswith(
         'Its part "what\'s the forecast in Basel" is not done yet: call get_forecast '
         "with a value from the results."
     )
-    second = Content.from_function_call(
-        call_id="2", name="get_forecast", arguments={"town": "Basel"}
-    )
-    done = [
-        *messages,
-        Message("assistant", [second]),
-        Message("tool", [Content.from_function_result(call_id="2", result="Basel: rain")]),
-    ]
-    assert "If these results answer the request" in build_chat_turns(done, mode)[-1]["content"]
+    forecast = _round("2", "get_forecast", {"town": "Basel"}, "Basel: rain")
+    assert "If these results answer the request" in _last_reminder(request, TRAIN, forecast)
 
 
 def test_an_open_part_may_name_its_tool_by_the_tool_description() -> None:
     request = "Is train ICE 578 late, and how will tomorrow be in Basel?"
-    call = Content.from_function_call(
-        call_id="1", name="get_train_status", arguments={"train": "ICE 578"}
-    )
-    result = Content.from_function_result(call_id="1", result="ICE 578: 5 minutes late")
-    messages = [Message("user", [request]), Message("assistant", [call]), Message("tool", [result])]
-    mode = prompt_mode({"tools": TOOLS}, messages, max_tool_rounds=3)
-    assert "call get_forecast" in build_chat_turns(messages, mode)[-1]["content"]
+    assert "call get_forecast" in _last_reminder(request, TRAIN)
 
 
 def test_a_request_of_one_part_gets_the_plain_reminder() -> None:
-    request = "Is train ICE 578 late?"
-    call = Content.from_function_call(
-        call_id="1", name="get_train_status", arguments={"train": "ICE 578"}
-    )
-    result = Content.from_function_result(call_id="1", result="5 minutes late")
-    messages = [Message("user", [request]), Message("assistant", [call]), Message("tool", [result])]
-    mode = prompt_mode({"tools": TOOLS}, messages, max_tool_rounds=3)
-    assert "not done yet" not in build_chat_turns(messages, mode)[-1]["content"]
+    assert "not done yet" not in _last_reminder("Is train ICE 578 late?", TRAIN)
 
 
 def test_content_words_leave_out_function_words_and_plurals() -> None:
