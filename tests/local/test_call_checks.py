@@ -137,3 +137,19 @@ def test_a_short_code_copied_from_the_argument_example_must_be_spelled_by_the_us
     assert verdict("Exchange 100 USD into Euro", "USD", "EUR") is CallVerdict.ALLOWED
     assert verdict("Exchange 100 yen for me.", "JPY", "EUR") is CallVerdict.UNGROUNDED
     assert verdict("Exchange 100 British pounds to yen.", "GBP", "JPY") is CallVerdict.ALLOWED
+
+
+@tool
+def mail(to: Annotated[str, "The recipient's email address"], body: str) -> str:
+    """Send an email."""
+    return f"Sent to {to}."
+
+
+def test_an_email_address_argument_must_hold_an_address() -> None:
+    messages = [Message("user", ["Mail Maria that the report is ready."])]
+    specs = tool_specs([mail])
+    named = ToolCall("mail", {"to": "Maria", "body": "The report is ready."})
+    assert check_call(named, specs, messages) is CallVerdict.UNGROUNDED
+    quoted = [Message("user", ["Mail maria@example.com that the report is ready."])]
+    addressed = ToolCall("mail", {"to": "maria@example.com", "body": "The report is ready."})
+    assert check_call(addressed, specs, quoted) is CallVerdict.ALLOWED

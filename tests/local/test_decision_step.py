@@ -6,6 +6,8 @@ default model handles.
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import pytest
 
 from agentry import Agent, AgentResponse, tool
@@ -31,7 +33,11 @@ def find_contact(name: str) -> str:
 
 
 @tool
-def send_email(to: str, subject: str, body: str) -> str:
+def send_email(
+    to: Annotated[str, "The recipient's email address"],
+    subject: Annotated[str, "The subject line"],
+    body: Annotated[str, "The message text"],
+) -> str:
     """Send an email on the user's behalf (it is really sent)."""
     calls.append(("send_email", to))
     return f"Email sent to {to}."

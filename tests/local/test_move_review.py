@@ -91,6 +91,10 @@ def test_a_value_made_up_for_someone_the_request_names_is_looked_up_instead() ->
     )
     assert step is not None
     assert _names(output_schema(step[0])) == ["lookup_member"]
+    by_name = ToolCall("send_invite", {"email": "Ingrid", "event": "quiz night"})
+    step = next_step(by_name, mode, build_chat_turns(messages, mode), messages)
+    assert step is not None  # a name where an address belongs: looked up too
+    assert _names(output_schema(step[0])) == ["lookup_member"]
     nobody = [Message("user", ["Invite my neighbour to the quiz night."])]
     guessed = {"email": "neighbour@example.com", "event": "quiz night"}
     turns = build_chat_turns(nobody, mode)

@@ -17,6 +17,7 @@ from typing import cast
 
 from agentry.local._decision import ToolCall, ToolSpec
 from agentry.local._facts import TextFacts
+from agentry.local._question_checks import AskedArgument, address_form
 from agentry.tools import tool_result_to_text
 from agentry.types import Message
 
@@ -62,6 +63,9 @@ def ungrounded_argument(
         value = call.arguments[name]
         if not facts.holds(value):
             return name
+        form = address_form(AskedArgument(spec, name))
+        if form is not None and not (isinstance(value, str) and form.fullmatch(value.strip())):
+            return name  # a name where an email address or a link belongs
         if value in _examples(spec.properties.get(name)) and not _abbreviates(value, texts):
             return name
     return None

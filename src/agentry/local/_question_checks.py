@@ -16,7 +16,7 @@ from typing import cast
 from agentry.local._decision import ToolSpec, argument_words
 from agentry.local._facts import content_words
 
-__all__ = ["AskedArgument", "asked_argument", "given_value", "lookup_tool"]
+__all__ = ["AskedArgument", "address_form", "asked_argument", "given_value", "lookup_tool"]
 
 
 @dataclass(frozen=True)
@@ -74,6 +74,15 @@ _KINDS: tuple[tuple[frozenset[str], re.Pattern[str]], ...] = (
     (frozenset({"email"}), _EMAIL),
     (frozenset({"url", "link", "uri", "website"}), _LINK),
 )
+
+
+def address_form(asked: AskedArgument) -> re.Pattern[str] | None:
+    """The form every value of `asked` must have, when it takes an email address or a link."""
+    format_word = str(asked.schema.get("format") or "")
+    for words, pattern in _KINDS:
+        if pattern in (_EMAIL, _LINK) and (asked.words & words or format_word in words):
+            return pattern
+    return None
 
 
 def given_value(asked: AskedArgument, request: str) -> str | None:
