@@ -165,7 +165,7 @@ async def test_held_out_turns_are_counted_apart_and_selectable() -> None:
     assert {case.category for case in held_out} == set(Category)
     assert not any(case.held_out for case in select_cases(CASES, held_out=False))
     case = next(c for c in held_out if c.category is Category.NO_TOOL)
-    tuned = next(c for c in CASES if c.category is Category.NO_TOOL and not c.held_out)
+    tuned = next(c for c in CASES if c.turns[0].prompt == "What is the capital of Australia?")
     client = ScriptedChatClient(["There are 180 minutes.", "No idea."])
     results = await run_cases(Agent(client=client, tools=list(TOOLS)), [case, tuned])
     table = summary(results, model="scripted")
