@@ -1,4 +1,5 @@
-"""The evaluation set: 64 turns over five categories, every prompt with a checkable answer."""
+"""The evaluation set: 64 turns over five categories, every prompt with a checkable answer,
+and 7 held-out turns written after the agent was tuned on the rest."""
 
 from __future__ import annotations
 
@@ -231,4 +232,49 @@ _FOLLOW_UP = [
     )
 ]
 
-CASES: tuple[EvalCase, ...] = (*_ONE_TOOL, *_NO_TOOL, *_TWO_TOOLS, *_MISSING_ARGUMENT, *_FOLLOW_UP)
+
+def _held_out(category: Category, *turns: Turn) -> EvalCase:
+    return EvalCase(category, turns, held_out=True)
+
+
+def _both(first: ExpectedCall, second: ExpectedCall, prompt: str, *facts: str) -> Turn:
+    return Turn(prompt, (first, second), facts)
+
+
+_HELD_OUT = [
+    _held_out(
+        Category.ONE_TOOL,
+        _calendar(
+            "car service", "2026-12-09", "Block 2026-12-09 in my calendar for the car service."
+        ),
+    ),
+    _held_out(Category.NO_TOOL, _answer("How many minutes are in three hours?", "180")),
+    _held_out(
+        Category.TWO_TOOLS,
+        _then_email("aiko", "shipped", "Let Aiko know by email that her parcel has shipped."),
+    ),
+    _held_out(
+        Category.TWO_TOOLS,
+        _both(
+            ExpectedCall("get_order_status", {"order_id": Is("B2040")}),
+            ExpectedCall("get_stock_price", {"symbol": Is("AMZN")}),
+            "Has order B2040 arrived, and what does one Amazon (AMZN) share cost?",
+            f"{STOCK_PRICES['AMZN']:.2f}",
+        ),
+    ),
+    _held_out(Category.MISSING_ARGUMENT, _ask("Look up a contact's email address for me.")),
+    _held_out(
+        Category.FOLLOW_UP,
+        _flight("AF1380", "Where was flight AF1380 going?", "Madrid"),
+        _weather("Madrid", "What's the weather there right now?"),
+    ),
+]
+
+CASES: tuple[EvalCase, ...] = (
+    *_ONE_TOOL,
+    *_NO_TOOL,
+    *_TWO_TOOLS,
+    *_MISSING_ARGUMENT,
+    *_FOLLOW_UP,
+    *_HELD_OUT,
+)

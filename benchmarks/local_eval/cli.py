@@ -23,6 +23,7 @@ async def evaluate(
     *,
     categories: list[Category],
     limit: int | None,
+    held_out: bool | None = None,
     verbose: bool = True,
 ) -> list[CaseResult]:
     """Run the chosen cases on `model` through a plain agent; print lines and the table."""
@@ -30,7 +31,7 @@ async def evaluate(
     await client.load()
     agent = Agent(client=client, instructions=INSTRUCTIONS, tools=list(TOOLS))
     results: list[CaseResult] = []
-    for case in select_cases(CASES, categories=categories, limit=limit):
+    for case in select_cases(CASES, categories=categories, limit=limit, held_out=held_out):
         result = await run_case(agent, case)
         results.append(result)
         if verbose:
@@ -52,9 +53,21 @@ def main() -> None:
         help="run only this category (repeatable)",
     )
     parser.add_argument("--limit", type=int, default=None, help="at most N cases per category")
+    parser.add_argument(
+        "--held-out",
+        choices=["include", "only", "skip"],
+        default="include",
+        help="the held-out cases: with the rest (default), alone, or left out",
+    )
     parser.add_argument("--quiet", action="store_true", help="print the table only")
     args = parser.parse_args()
     categories = [Category(name) for name in args.category]
     asyncio.run(
-        evaluate(args.model, categories=categories, limit=args.limit, verbose=not args.quiet)
+        evaluate(
+            args.model,
+            categories=categories,
+            limit=args.limit,
+            held_out={"include": None, "only": True, "skip": False}[args.held_out],
+            verbose=not args.quiet,
+        )
     )

@@ -40,11 +40,18 @@ def summary(results: Sequence[CaseResult], *, model: str) -> str:
     for result in results:
         by_category.setdefault(result.case.category, []).extend(result.scores)
     every = [score for scores in by_category.values() for score in scores]
-    header = f"{'category':<18}{'hits':>14}" + "".join(f"{c:>15}" for c in CRITERIA)
+    held_out = [s for r in results if r.case.held_out for s in r.scores]
+    header = f"{'category':<24}{'hits':>14}" + "".join(f"{c:>15}" for c in CRITERIA)
     lines = [f"local tool use ({model}): {len(every)} turns", header]
-    for category, scores in [*by_category.items(), (None, every)]:
-        name = "overall" if category is None else category.value
-        row = f"{name:<18}{_rate(sum(s.hit for s in scores), len(scores)):>14}"
+    rows: list[tuple[str, list[TurnScore]]] = [
+        *((category.value, scores) for category, scores in by_category.items()),
+        ("overall", every),
+    ]
+    if held_out:
+        rest = [s for r in results if not r.case.held_out for s in r.scores]
+        rows += [("held-out turns", held_out), ("overall without held-out", rest)]
+    for name, scores in rows:
+        row = f"{name:<24}{_rate(sum(s.hit for s in scores), len(scores)):>14}"
         for criterion in CRITERIA:
             row += f"{sum(s.criteria[criterion] for s in scores):>15}"
         lines.append(row)

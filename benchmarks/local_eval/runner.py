@@ -68,13 +68,17 @@ def select_cases(
     *,
     categories: Iterable[Category] = (),
     limit: int | None = None,
+    held_out: bool | None = None,
 ) -> list[EvalCase]:
-    """The cases of `categories` (all when empty), at most `limit` of each category."""
+    """The cases of `categories` (all when empty), at most `limit` of each category; only the
+    held-out cases (`held_out=True`), only the others (`False`) or both (`None`)."""
     wanted = set(categories)
     taken: dict[Category, int] = {}
     chosen: list[EvalCase] = []
     for case in cases:
         if wanted and case.category not in wanted:
+            continue
+        if held_out is not None and case.held_out != held_out:
             continue
         if limit is not None and taken.get(case.category, 0) >= limit:
             continue

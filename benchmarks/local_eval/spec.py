@@ -112,3 +112,6 @@ class EvalCase:
 
     category: Category
     turns: tuple[Turn, ...]
+    held_out: bool = False
+    """Written after the agent's prompts and checks were tuned on the rest, to tell whether
+    they serve other wordings and tool pairings too."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from agentry import Content, Message, tool
 from agentry.local._call_checks import CallVerdict, check_call, repeats_request
 from agentry.local._decision import ToolCall
@@ -112,3 +114,42 @@ def test_an_email_address_must_be_given_word_for_word() -> None:
     looked_up = [*named, *_round("find_contact", {"name": "Priya"}, "email priya.nair@example.com")]
     found = ToolCall("send_email", {"to": "Priya.Nair@example.com", "body": "The order is late."})
     assert check_call(found, tools, looked_up) is CallVerdict.ALLOWED
+
+
+@tool
+def exchange(
+    amount: float,
+    source: Annotated[str, "ISO code of the currency the amount is in, e.g. 'USD'"],
+    target: Annotated[str, "ISO code of the currency wanted, e.g. 'EUR'"],
+) -> str:
+    """Exchange money."""
+    return f"{amount} {source} in {target}"
+
+
+def test_a_short_code_copied_from_the_argument_example_must_be_spelled_by_the_user() -> None:
+    specs = tool_specs([exchange])
+
+    def verdict(request: str, source: str, target: str) -> CallVerdict:
+        call = ToolCall("exchange", {"amount": 100, "source": source, "target": target})
+        return check_call(call, specs, [Message("user", [request])])
+
+    assert verdict("Exchange 100 US dollars to euros.", "USD", "EUR") is CallVerdict.ALLOWED
+    assert verdict("Exchange 100 USD into Euro", "USD", "EUR") is CallVerdict.ALLOWED
+    assert verdict("Exchange 100 yen for me.", "JPY", "EUR") is CallVerdict.UNGROUNDED
+    assert verdict("Exchange 100 British pounds to yen.", "GBP", "JPY") is CallVerdict.ALLOWED
+
+
+@tool
+def mail(to: Annotated[str, "The recipient's email address"], body: str) -> str:
+    """Send an email."""
+    return f"Sent to {to}."
+
+
+def test_an_email_address_argument_must_hold_an_address() -> None:
+    messages = [Message("user", ["Mail Maria that the report is ready."])]
+    specs = tool_specs([mail])
+    named = ToolCall("mail", {"to": "Maria", "body": "The report is ready."})
+    assert check_call(named, specs, messages) is CallVerdict.UNGROUNDED
+    quoted = [Message("user", ["Mail maria@example.com that the report is ready."])]
+    addressed = ToolCall("mail", {"to": "maria@example.com", "body": "The report is ready."})
+    assert check_call(addressed, specs, quoted) is CallVerdict.ALLOWED

@@ -11,7 +11,6 @@ from pydantic import BaseModel
 from agentry import Content, Message, tool
 from agentry.local import LocalModelError
 from agentry.local._answer_stream import AnswerTextExtractor
-from agentry.local._client import _next_step  # pyright: ignore[reportPrivateUsage]
 from agentry.local._decision import (
     Answer,
     Question,
@@ -22,6 +21,7 @@ from agentry.local._decision import (
     parse_decision,
 )
 from agentry.local._generation import StopScanner
+from agentry.local._move_review import next_step
 from agentry.local._prompt import PromptMode, build_chat_turns
 from agentry.local._request import output_schema, prompt_mode
 
@@ -256,15 +256,15 @@ def test_a_made_up_argument_leads_to_a_question_or_another_tool_then_only_a_ques
     mode = prompt_mode({"tools": [get_weather, find_contact]}, messages, max_tool_rounds=3)
     turns = build_chat_turns(messages, mode)
     made_up = ToolCall("get_weather", {"city": "Lima"})
-    step = _next_step(made_up, mode, turns, messages)
+    step = next_step(made_up, mode, turns, messages)
     assert step is not None
     lookup, lookup_turns = step
     assert lookup.barred_tools == {"get_weather"}
     assert _names(output_schema(lookup) or {}) == ["ask", "find_contact"]  # no answer, no retry
     assert lookup_turns[0] == turns[0]  # the same system prompt: the cache serves the retry
     assert "If another tool can find it" in lookup_turns[-1]["content"]
-    again = _next_step(ToolCall("find_contact", {"name": "Sofia"}), lookup, lookup_turns, messages)
+    again = next_step(ToolCall("find_contact", {"name": "Sofia"}), lookup, lookup_turns, messages)
     assert again is not None
     assert _names(output_schema(again[0]) or {}) == ["ask"]
     grounded = ToolCall("find_contact", {"name": "Maria"})
-    assert _next_step(grounded, lookup, lookup_turns, messages) is None
+    assert next_step(grounded, lookup, lookup_turns, messages) is None

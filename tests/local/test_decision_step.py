@@ -6,6 +6,8 @@ default model handles.
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import pytest
 
 from agentry import Agent, AgentResponse, tool
@@ -31,7 +33,11 @@ def find_contact(name: str) -> str:
 
 
 @tool
-def send_email(to: str, subject: str, body: str) -> str:
+def send_email(
+    to: Annotated[str, "The recipient's email address"],
+    subject: Annotated[str, "The subject line"],
+    body: Annotated[str, "The message text"],
+) -> str:
     """Send an email on the user's behalf (it is really sent)."""
     calls.append(("send_email", to))
     return f"Email sent to {to}."
@@ -83,3 +89,10 @@ async def test_a_two_step_request_looks_up_a_value_then_calls_with_it(agent: Age
     response = await agent.run("What's the weather like where Maria lives?")
     assert calls == [("find_contact", "Maria"), ("get_weather", "Lisbon")]
     assert "6" in response.text
+
+
+async def test_an_email_to_someone_named_looks_up_the_address_then_sends(agent: Agent) -> None:
+    calls.clear()
+    response = await agent.run("Send Maria an email saying the report is ready.")
+    assert calls == [("find_contact", "Maria"), ("send_email", "maria.lopez@example.com")]
+    assert response.text.strip()

@@ -157,3 +157,19 @@ def test_a_numeric_fact_is_not_found_inside_a_longer_number() -> None:
     turn = Turn("How cold is it in Reykjavik?", facts=("2",))
     assert score_turn(turn, TurnOutcome((), "It is 24 °C.")).failed == ["answer"]
     assert score_turn(turn, TurnOutcome((), "It is 2°C.")).hit
+
+
+async def test_held_out_turns_are_counted_apart_and_selectable() -> None:
+    held_out = select_cases(CASES, held_out=True)
+    assert len(held_out) >= 4
+    assert {case.category for case in held_out} == set(Category)
+    assert not any(case.held_out for case in select_cases(CASES, held_out=False))
+    case = next(c for c in held_out if c.category is Category.NO_TOOL)
+    tuned = next(c for c in CASES if c.turns[0].prompt == "What is the capital of Australia?")
+    client = ScriptedChatClient(["There are 180 minutes.", "No idea."])
+    results = await run_cases(Agent(client=client, tools=list(TOOLS)), [case, tuned])
+    table = summary(results, model="scripted")
+    rows = {line[:24].strip(): line[24:].split()[:2] for line in table.splitlines()}
+    assert rows["held-out turns"] == ["1/1", "(100%)"]
+    assert rows["overall without held-out"] == ["0/1", "(0%)"]
+    assert rows["overall"] == ["1/2", "(50%)"]

@@ -3,7 +3,9 @@
 When tools are on offer the model answers through a JSON move; the user should see the
 answer's words as they come, not the JSON around them. A question is short and may still be
 refused (when it only repeats the request), so it is not streamed. The extractor follows
-the growing output and hands out the decoded answer text as far as it is certain.
+the growing output and hands out the decoded answer text as far as it is certain. An answer
+that only says the request back is refused too, so the text is held back until it has a word
+the request does not.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ import re
 
 __all__ = ["AnswerTextExtractor"]
 
+_WORD = re.compile(r"\w+")
+_COMPLETE_WORD = re.compile(r"\w+(?=\W)")
 _ANSWER_START = re.compile(r'\s*\{\s*"action"\s*:\s*"answer"\s*,\s*"text"\s*:\s*"')
 _SIMPLE_ESCAPES = {
     '"': '"',
@@ -39,11 +43,14 @@ class AnswerTextExtractor:
         ('Hel', 'lo\\n')
     """
 
-    def __init__(self) -> None:
+    def __init__(self, request: str = "") -> None:
         self._output = ""
         self._start: int | None = None
         self._position = 0
         self._finished = False
+        self._request_words = set(_WORD.findall(request.lower()))
+        self._held = ""
+        self._holding = bool(self._request_words)
         self.streamed = ""
         """The answer text handed out so far."""
 
@@ -58,6 +65,14 @@ class AnswerTextExtractor:
                 return ""
             self._start = self._position = match.end()
         text, self._position, self._finished = _decode(self._output, self._position)
+        if self._holding:
+            # An answer that only says the request back is refused, so it is held back
+            # until a word of its own shows it is not that.
+            self._held += text
+            pattern = _WORD if self._finished else _COMPLETE_WORD
+            if not set(pattern.findall(self._held.lower())) - self._request_words:
+                return ""
+            text, self._held, self._holding = self._held, "", False
         self.streamed += text
         return text
 

@@ -1,7 +1,8 @@
 """Checks of a decided tool call against the conversation, before it leaves the client.
 
 A small model repeats a call whose result it already has, and fills in a required argument the
-user never gave ("What's the weather like?" looked up for London). The client refuses both: a
+user never gave ("What's the weather like?" looked up for London, or the example code of an
+argument's description: "Convert 100 dollars." to "EUR"). The client refuses both: a
 repeated call becomes an answer from the results at hand, and a made-up argument becomes a
 question to the user.
 """
@@ -12,13 +13,18 @@ import enum
 import json
 import re
 from collections.abc import Iterable, Sequence
+from typing import cast
 
 from agentry.local._decision import ToolCall, ToolSpec
 from agentry.local._facts import TextFacts
+from agentry.local._question_checks import AskedArgument, address_form
 from agentry.tools import tool_result_to_text
 from agentry.types import Message
 
 __all__ = ["CallVerdict", "check_call", "repeats_request", "ungrounded_argument"]
+
+
+_ECHO_SHARE = 0.8
 
 
 class CallVerdict(enum.Enum):
@@ -49,11 +55,59 @@ def ungrounded_argument(
     spec = next((spec for spec in tools if spec.name == call.name), None)
     if spec is None:
         return None
-    facts = TextFacts(_grounding_texts(messages))
+    texts = list(_grounding_texts(messages))
+    facts = TextFacts(texts)
     for name in spec.required:
-        if name in call.arguments and not facts.holds(call.arguments[name]):
+        if name not in call.arguments:
+            continue
+        value = call.arguments[name]
+        if not facts.holds(value):
+            return name
+        form = address_form(AskedArgument(spec, name))
+        if form is not None and not (isinstance(value, str) and form.fullmatch(value.strip())):
+            return name  # a name where an email address or a link belongs
+        if value in _examples(spec.properties.get(name)) and not _abbreviates(value, texts):
             return name
     return None
+
+
+_EXAMPLE = re.compile(r"(?:e\.g\.|for example|such as)[,:]?\s*['\"]?([\w-]+)", re.IGNORECASE)
+
+
+def _examples(schema: object) -> set[object]:
+    """The example values an argument's schema gives: in its description ("e.g. 'EUR'") or
+    its `examples`. A small model copies them when the user gave no value."""
+    if not isinstance(schema, dict):
+        return set()
+    fields = cast("dict[str, object]", schema)
+    found: set[object] = set(_EXAMPLE.findall(str(fields.get("description") or "")))
+    listed = fields.get("examples")
+    if isinstance(listed, list):
+        found |= {item for item in cast("list[object]", listed) if isinstance(item, str)}
+    return found
+
+
+def _abbreviates(value: object, texts: Sequence[str]) -> bool:
+    """Whether `value` is in `texts`, or spelled by the starts of consecutive words there
+    ("EUR" from "euros", "USD" from "US dollars")."""
+    code = str(value).lower()
+    words = [word.lower() for text in texts for word in re.findall(r"\w+", text)]
+    if code in words:
+        return True
+    return any(_spells(code, words[start:]) for start in range(len(words)))
+
+
+def _spells(code: str, words: Sequence[str]) -> bool:
+    if not code:
+        return True
+    if not words:
+        return False
+    first = words[0]
+    return any(
+        _spells(code[length:], words[1:])
+        for length in range(min(len(code), len(first)), 0, -1)
+        if first.startswith(code[:length])
+    )
 
 
 def _key(name: str, arguments: object) -> str:
@@ -85,17 +139,14 @@ def _grounding_texts(messages: Sequence[Message]) -> Iterable[str]:
                 yield tool_result_to_text(content.result)
 
 
-def repeats_request(question: str, messages: Sequence[Message]) -> bool:
-    """Whether `question` only says the user's last message back (it asks nothing new): nearly
-    all its words are the request's."""
+def repeats_request(reply: str, messages: Sequence[Message], *, share: float = _ECHO_SHARE) -> bool:
+    """Whether `reply` only says the user's last message back: at least `share` of its words
+    (nearly all, by default; all of them for an answer) are the request's."""
     request = next((m.text for m in reversed(messages) if m.role == "user"), "")
-    asked, said = _words(question), _words(request)
-    if not asked or not said:
+    replied, said = _words(reply), _words(request)
+    if not replied or not said:
         return False
-    return len(asked & said) / len(asked) >= _ECHO_SHARE
-
-
-_ECHO_SHARE = 0.8
+    return len(replied & said) / len(replied) >= share
 
 
 def _words(text: str) -> set[str]:

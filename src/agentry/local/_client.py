@@ -13,20 +13,15 @@ from pathlib import Path
 from agentry.clients import BaseChatClient
 from agentry.local._answer_grounding import unstated_result
 from agentry.local._answer_stream import AnswerTextExtractor
-from agentry.local._call_checks import (
-    CallVerdict,
-    check_call,
-    repeats_request,
-    ungrounded_argument,
-)
 from agentry.local._decision import Answer, Question, ToolCall, parse_decision
 from agentry.local._errors import ModelFileError
 from agentry.local._generation import GenerationEnd, GenerationRequest, generate
 from agentry.local._llama import LoadedModel
 from agentry.local._model_files import resolve_model_file, verify_file
-from agentry.local._prompt import PromptMode, build_chat_turns, with_missing_argument
+from agentry.local._move_review import next_step
+from agentry.local._prompt import PromptMode, build_chat_turns
 from agentry.local._registry import DEFAULT_LOCAL_MODEL, get_local_model
-from agentry.local._request import lookup_mode, output_schema, prompt_mode, refusal_mode
+from agentry.local._request import output_schema, prompt_mode
 from agentry.local._shared_model import ModelSettings, SharedModel, shared_model
 from agentry.middleware import MiddlewareTypes
 from agentry.types import ChatOptions, ChatResponseUpdate, Content, Message, UsageDetails
@@ -184,14 +179,15 @@ class LocalChatClient(BaseChatClient):
             presence_penalty=options.get("presence_penalty", 0.0),
         )
         shared = await self.shared_model()
+        said = next((m.text for m in reversed(messages) if m.role == "user"), "")
         reply: _Reply | None = None
         step: tuple[PromptMode, list[dict[str, str]]] | None = (mode, turns)
         while step is not None:
             step_mode, step_turns = step
-            reply = _Reply(self.model, step_mode, earlier=reply)
+            reply = _Reply(self.model, step_mode, request=said, earlier=reply)
             async for update in self._generate(shared, step_turns, request, step_mode, reply):
                 yield update
-            step = _next_step(reply.decision(), step_mode, step_turns, messages)
+            step = next_step(reply.decision(), step_mode, step_turns, messages)
         assert reply is not None
         decision = reply.decision()
         restated = (
@@ -226,43 +222,12 @@ class LocalChatClient(BaseChatClient):
                     yield update
 
 
-def _next_step(
-    decision: ToolCall | Answer | Question | None,
-    mode: PromptMode,
-    turns: list[dict[str, str]],
-    messages: Sequence[Message],
-) -> tuple[PromptMode, list[dict[str, str]]] | None:
-    """The step that replaces a refused move, or `None` to keep the move.
-
-    A repeated call becomes an answer from the results at hand; a call with a made-up
-    required argument becomes a question about it or a call of another tool that can find it;
-    a question that only repeats the request becomes an answer or a call. Each retry keeps the
-    prompt, so the cache serves it.
-    """
-    if isinstance(decision, ToolCall) and mode.allow_answer:
-        verdict = check_call(decision, mode.tools, messages)
-        if verdict is CallVerdict.REPEATED:
-            return refusal_mode(mode, ask_only=False), turns
-        if verdict is CallVerdict.UNGROUNDED:
-            missing = ungrounded_argument(decision, mode.tools, messages)
-            spec = next((spec for spec in mode.tools if spec.name == decision.name), None)
-            if missing is not None and spec is not None:
-                turns = with_missing_argument(turns, spec, missing)
-            return lookup_mode(mode, decision.name), turns
-    if (
-        isinstance(decision, Question)
-        and mode.allow_call
-        and not mode.ask_only
-        and repeats_request(decision.text, messages)
-    ):
-        return replace(mode, allow_ask=False), turns
-    return None
-
-
 class _Reply:
     """Turns generated text into chat updates: text as it comes, then a call or the rest."""
 
-    def __init__(self, model: str, mode: PromptMode, *, earlier: _Reply | None = None) -> None:
+    def __init__(
+        self, model: str, mode: PromptMode, *, request: str, earlier: _Reply | None = None
+    ) -> None:
         self.model = model
         self.mode = mode
         self.response_id = earlier.response_id if earlier else f"local-{uuid.uuid4().hex}"
@@ -273,7 +238,7 @@ class _Reply:
         self.end = GenerationEnd("stop", 0, 0)
         self._earlier_tokens = (earlier_prompt, earlier_completion)
         stream_answer = mode.decides and mode.answer_schema is None
-        self.extractor = AnswerTextExtractor() if stream_answer else None
+        self.extractor = AnswerTextExtractor(request) if stream_answer else None
 
     def _update(
         self, contents: list[Content], finish_reason: str | None = None

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from agentry.local._errors import LocalModelError
+from agentry.local._facts import content_words
 
 __all__ = [
     "RESERVED_ACTIONS",
@@ -28,6 +29,7 @@ __all__ = [
     "Question",
     "ToolCall",
     "ToolSpec",
+    "argument_words",
     "decision_schema",
     "inline_refs",
     "parse_decision",
@@ -52,6 +54,29 @@ class ToolSpec:
         """The names of the arguments the tool cannot do without."""
         return [str(name) for name in cast("list[object]", self.parameters.get("required") or [])]
 
+    @property
+    def words(self) -> set[str]:
+        """The words of the tool's name, description and arguments: what it is about."""
+        words = content_words(f"{self.name.replace('_', ' ')} {self.description}")
+        for name, schema in self.properties.items():
+            words |= argument_words(name, schema)
+        return words
+
+    @property
+    def properties(self) -> dict[str, object]:
+        """The arguments' schemas by name."""
+        return cast("dict[str, object]", self.parameters.get("properties") or {})
+
+    def describe(self, argument: str) -> str:
+        """`argument` as a prompt names it: "the to (The recipient's email address)"."""
+        schema = self.properties.get(argument)
+        description = (
+            cast("dict[str, object]", schema).get("description")
+            if isinstance(schema, dict)
+            else None
+        )
+        return f"the {argument} ({description})" if description else f"the {argument}"
+
 
 @dataclass(frozen=True)
 class ToolCall:
@@ -73,6 +98,12 @@ class Question:
     """The model's decision to ask the user a clarifying question."""
 
     text: str
+
+
+def argument_words(name: str, schema: object) -> set[str]:
+    """The words of an argument's name and description."""
+    fields = cast("dict[str, object]", schema) if isinstance(schema, dict) else {}
+    return content_words(f"{name.replace('_', ' ')} {fields.get('description') or ''}")
 
 
 def _shape(action: str, properties: dict[str, object]) -> dict[str, object]:

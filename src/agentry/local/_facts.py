@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-__all__ = ["TextFacts"]
+__all__ = ["TextFacts", "content_words"]
 
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 # Words this long name a specific thing (a city, a person, a status); shorter ones are often
@@ -55,3 +55,28 @@ class TextFacts:
             return False
         words = {word.lower() for word in _WORD.findall(value)}
         return not words or bool(words & self.words)
+
+
+# Words that carry no subject of their own: a request and a tool sharing only these are unrelated.
+_FUNCTION_WORDS_TEXT = """
+    a about after again all also am an and any are as at be been before being but by can could
+    did do does doing done for from get gets give given had has have he her here him his
+    how i if in into is it its just know let like make me more much my need no not now of
+    on one or our out over please right same say she should so some tell than that the
+    their them then there these they this those to too up us very want was way we well
+    were what when where which who whom why will with would you your"""
+_FUNCTION_WORDS = frozenset(_FUNCTION_WORDS_TEXT.split())
+_CONTENT_WORD = re.compile(r"[^\W_]{3,}|[^\W_]*\d[^\W_]*")
+
+
+def content_words(text: str) -> set[str]:
+    """The words of `text` that name something (lower-cased): no function words, no
+    one- or two-letter words unless they hold a digit; "send_email" gives "send" and "email"."""
+    text = text.replace("'s", "").replace("\u2019s", "")
+    words = {word.lower() for word in _CONTENT_WORD.findall(text)} - _FUNCTION_WORDS
+    return {_singular(word) for word in words}
+
+
+def _singular(word: str) -> str:
+    """`word` without a plural "s", so "flights" meets "flight" ("address" is kept)."""
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from agentry.local._decision import ToolSpec, inline_refs
+from agentry.local._request_parts import OpenPart, open_parts
 from agentry.tools import tool_result_to_text
 from agentry.types import Content, Message
 
@@ -26,7 +27,9 @@ __all__ = [
     "DEFAULT_SYSTEM_PROMPT",
     "PromptMode",
     "build_chat_turns",
-    "with_missing_argument",
+    "has_note",
+    "missing_argument_note",
+    "with_note",
 ]
 
 DEFAULT_SYSTEM_PROMPT = "You are a helpful assistant."
@@ -43,6 +46,8 @@ class PromptMode:
         allow_call: With tools, whether calling one is allowed at this step.
         ask_only: With tools, whether answering is ruled out at this step: the model asks
             the user, or calls a tool when `allow_call` (other than `barred_tools`).
+        must_call: With tools, whether this step must call a tool other than
+            `barred_tools`: a look-up the client chose in place of a question.
         barred_tools: With tools, the tools this step may not call (still listed, so the
             prompt stays the same).
         answer_schema: The JSON schema a structured answer must match.
@@ -53,6 +58,7 @@ class PromptMode:
     allow_ask: bool = True
     allow_call: bool = True
     ask_only: bool = False
+    must_call: bool = False
     barred_tools: frozenset[str] = frozenset()
     answer_schema: dict[str, Any] | None = None
 
@@ -76,6 +82,8 @@ def build_chat_turns(
     turns: list[dict[str, str]] = []
     calls: dict[str, Content] = {}
     request = ""
+    done: list[str] = []  # the calls made for the request, with their results
+    previous = ""  # the reminder that ends the last results turn
     for message in messages:
         if message.role == "system":
             system_parts.append(_plain_text(message.contents))
@@ -89,7 +97,12 @@ def build_chat_turns(
                     _add_turn(turns, "assistant", _call_move(content))
             elif content.type == "function_result":
                 note = _tool_note(content, calls.get(content.call_id or ""))
-                _add_tool_note(turns, note, own_turn=mode.decides, request=request)
+                done.append(note.removeprefix("- "))
+                reminder = _reminder(request, open_parts(request, done, mode.tools))
+                _add_tool_note(
+                    turns, note, own_turn=mode.decides, reminder=reminder, previous=previous
+                )
+                previous = reminder
         text = _plain_text(message.contents)
         if not text:
             continue
@@ -97,7 +110,7 @@ def build_chat_turns(
             _add_turn(turns, "assistant", _assistant_text(text, mode))
         else:
             _add_turn(turns, "user", text)
-            request = text
+            request, done, previous = text, [], ""
     if instructions and all(instructions not in part for part in system_parts):
         system_parts.append(instructions)
     system = "\n\n".join(p for p in system_parts if p) or DEFAULT_SYSTEM_PROMPT
@@ -112,31 +125,28 @@ def _call_move(call: Content) -> str:
     return json.dumps({"action": call.name, "arguments": arguments}, ensure_ascii=False)
 
 
-def with_missing_argument(
-    turns: list[dict[str, str]], spec: ToolSpec, argument: str
-) -> list[dict[str, str]]:
-    """`turns` with a note on the last user turn that `argument` of `spec` was not given.
+def with_note(turns: list[dict[str, str]], note: str) -> list[dict[str, str]]:
+    """`turns` with `note` after the last user turn's text.
 
     Only the end of the prompt changes, so the cached evaluation of the rest is reused.
     """
-    described = _argument_description(spec, argument)
-    note = (
-        f"(The request does not say {described}. If another tool can find it from what the "
-        "request says, call that tool; otherwise ask the user for it.)"
-    )
     last = turns[-1]
     if last["role"] != "user":
         return [*turns, {"role": "user", "content": note}]
     return [*turns[:-1], {"role": "user", "content": f"{last['content']}\n\n{note}"}]
 
 
-def _argument_description(spec: ToolSpec, argument: str) -> str:
-    properties: dict[str, object] = spec.parameters.get("properties") or {}
-    schema = properties.get(argument)
-    description = (
-        cast("dict[str, object]", schema).get("description") if isinstance(schema, dict) else None
+def has_note(turns: Sequence[dict[str, str]], note: str) -> bool:
+    """Whether the last turn already ends with `note`."""
+    return bool(turns) and turns[-1]["content"].endswith(note)
+
+
+def missing_argument_note(spec: ToolSpec, argument: str) -> str:
+    """The note that `argument` of `spec` was not given."""
+    return (
+        f"(The request does not say {spec.describe(argument)}. If another tool "
+        "can find it from what the request says, call that tool; otherwise ask the user for it.)"
     )
-    return f"the {argument} ({description})" if description else f"the {argument}"
 
 
 def _plain_text(contents: Sequence[Content]) -> str:
@@ -185,8 +195,14 @@ def _add_turn(turns: list[dict[str, str]], role: str, text: str) -> None:
 RESULTS_HEADING = "Results:"
 
 
-def _reminder(request: str) -> str:
+def _reminder(request: str, still_open: Sequence[OpenPart] = ()) -> str:
     request_line = f"\nThe request: {request}" if request else ""
+    if still_open:
+        part = still_open[0]
+        return (
+            f'{request_line}\nIts part "{part.text}" is not done yet: call '
+            f"{' or '.join(part.tools)} with a value from the results."
+        )
     return (
         f"{request_line}\nIf these results answer the request, answer it from them, with their "
         "facts and numbers; if it still needs another tool, call it with a value from them."
@@ -194,17 +210,22 @@ def _reminder(request: str) -> str:
 
 
 def _add_tool_note(
-    turns: list[dict[str, str]], note: str, *, own_turn: bool, request: str = ""
+    turns: list[dict[str, str]], note: str, *, own_turn: bool, reminder: str, previous: str
 ) -> None:
-    """Add a result under the results heading, followed by the request restated: in the
-    question's turn, or in a turn of its own after the call's turn."""
+    """Add a result under the results heading, followed by `reminder` (the request restated,
+    in place of the `previous` one): in the question's turn, or in a turn of its own after the
+    call's turn."""
     block = f"\n\n{RESULTS_HEADING}\n"
-    reminder = _reminder(request)
-    if turns and turns[-1]["role"] == "user" and turns[-1]["content"].endswith(reminder):
-        content = turns[-1]["content"].removesuffix(reminder)
-        turns[-1]["content"] = content + "\n" + note + reminder
-    elif turns and turns[-1]["role"] == "user" and not own_turn:
-        turns[-1]["content"] += block + note + reminder
+    last = turns[-1] if turns else None
+    if (
+        last is not None
+        and last["role"] == "user"
+        and previous
+        and last["content"].endswith(previous)
+    ):
+        last["content"] = last["content"].removesuffix(previous) + "\n" + note + reminder
+    elif last is not None and last["role"] == "user" and not own_turn:
+        last["content"] += block + note + reminder
     else:
         turns.append({"role": "user", "content": block.lstrip() + note + reminder})
 

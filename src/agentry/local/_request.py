@@ -133,8 +133,10 @@ def tool_rounds(messages: Sequence[Message]) -> int:
 
 def output_schema(mode: PromptMode) -> dict[str, Any] | None:
     """The JSON schema that constrained decoding enforces, if any."""
+    callable_tools = [spec for spec in mode.tools if spec.name not in mode.barred_tools]
+    if mode.decides and mode.must_call and callable_tools:
+        return decision_schema(callable_tools, allow_answer=False)
     if mode.decides and mode.ask_only:
-        callable_tools = [spec for spec in mode.tools if spec.name not in mode.barred_tools]
         if not (mode.allow_call and callable_tools):
             return question_schema()
         calls = decision_schema(callable_tools, allow_answer=False)
@@ -154,7 +156,8 @@ def output_schema(mode: PromptMode) -> dict[str, Any] | None:
 
 def refusal_mode(mode: PromptMode, *, ask_only: bool) -> PromptMode:
     """The step that replaces a refused call: an answer or a question, or only a question."""
-    return replace(mode, allow_call=False, ask_only=ask_only and mode.answer_schema is None)
+    ask_only = ask_only and mode.answer_schema is None
+    return replace(mode, allow_call=False, ask_only=ask_only, must_call=False)
 
 
 def lookup_mode(mode: PromptMode, refused_tool: str) -> PromptMode:
