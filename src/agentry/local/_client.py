@@ -9,6 +9,7 @@ import uuid
 from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import cast
 
 from agentry.clients import BaseChatClient
 from agentry.local._answer_grounding import unstated_result
@@ -267,11 +268,13 @@ class _Reply:
         self.mode = mode
         self.response_id = earlier.response_id if earlier else f"local-{uuid.uuid4().hex}"
         self.message_id = earlier.message_id if earlier else f"msg-{uuid.uuid4().hex}"
-        earlier_prompt = earlier.prompt_tokens if earlier else 0
-        earlier_completion = earlier.completion_tokens if earlier else 0
         self.output = ""
         self.end = GenerationEnd("stop", 0, 0)
-        self._earlier_tokens = (earlier_prompt, earlier_completion)
+        self._earlier_tokens = (
+            (earlier.prompt_tokens, earlier.completion_tokens, earlier.cached_tokens)
+            if earlier
+            else (0, 0, 0)
+        )
         stream_answer = mode.decides and mode.answer_schema is None
         self.extractor = AnswerTextExtractor() if stream_answer else None
 
@@ -296,6 +299,11 @@ class _Reply:
     def completion_tokens(self) -> int:
         """Generated tokens of this generation and of the refused ones before it."""
         return self._earlier_tokens[1] + self.end.completion_tokens
+
+    @property
+    def cached_tokens(self) -> int:
+        """Prompt tokens of these generations taken from the cache, not evaluated."""
+        return self._earlier_tokens[2] + self.end.cached_tokens
 
     def feed(self, piece: str) -> ChatResponseUpdate | None:
         self.output += piece
@@ -341,5 +349,6 @@ class _Reply:
             output_token_count=completion_tokens,
             total_token_count=prompt_tokens + completion_tokens,
         )
+        cast("dict[str, int]", usage)["cached_input_token_count"] = self.cached_tokens
         updates.append(self._update([Content.from_usage(usage)], finish_reason))
         return updates

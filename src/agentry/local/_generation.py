@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentry.local._errors import LocalModelError
-from agentry.local._llama import LoadedModel, grammar_for_schema
+from agentry.local._llama import LlamaModel, LoadedModel, grammar_for_schema
 
-__all__ = ["GenerationEnd", "GenerationRequest", "StopScanner", "generate"]
+__all__ = ["GenerationEnd", "GenerationRequest", "StopScanner", "evaluate_prompt", "generate"]
 
 
 @dataclass(frozen=True)
@@ -48,11 +48,20 @@ class GenerationRequest:
 
 @dataclass(frozen=True)
 class GenerationEnd:
-    """The last item of a generation: why it stopped and how many tokens it used."""
+    """The last item of a generation: why it stopped and how many tokens it used.
+
+    Attributes:
+        finish_reason: "stop" or "length".
+        prompt_tokens: The prompt's tokens.
+        completion_tokens: The tokens generated.
+        cached_tokens: The prompt's tokens taken from the evaluation cached by the request
+            before (a shared prefix), not evaluated again.
+    """
 
     finish_reason: str
     prompt_tokens: int
     completion_tokens: int
+    cached_tokens: int = 0
 
 
 def generate(
@@ -75,28 +84,21 @@ def generate(
     limit = room if request.max_tokens is None else min(request.max_tokens, room)
     grammar = grammar_for_schema(request.json_schema) if request.json_schema else None
 
-    if request.seed is None:
-        llama.set_seed(random.randrange(2**31))
-    else:
+    if request.seed is not None:
         # Reusing cached prompt state shifts the logits slightly, enough to change a sample:
         # a seeded request evaluates its whole prompt afresh so it repeats exactly.
         llama.reset()
-        llama.set_seed(request.seed)
-    tokens = llama.generate(
-        prompt_tokens,
-        temp=request.temperature,
-        top_p=request.top_p,
-        frequency_penalty=request.frequency_penalty,
-        presence_penalty=request.presence_penalty,
-        grammar=grammar,
-    )
+    seed = random.randrange(2**31) if request.seed is None else request.seed
+    sampler = model.sampler(request, seed=seed, grammar=grammar)
     decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
     stops = StopScanner(request.stop)
     count = 0
     finish_reason = "length"
     stopped = False
     try:
-        for token in tokens:
+        cached = evaluate_prompt(llama, prompt_tokens)
+        while True:
+            token = sampler.sample()
             if model.is_end_of_generation(token):
                 finish_reason = "stop"
                 break
@@ -109,15 +111,33 @@ def generate(
                 break
             if count >= limit or cancelled.is_set():
                 break
+            llama.eval([token])
     finally:
-        close = getattr(tokens, "close", None)
-        if close is not None:
-            close()
+        sampler.close()
     if not stopped:
         tail = stops.flush(decoder.decode(b"", final=True))
         if tail:
             yield tail
-    yield GenerationEnd(finish_reason, len(prompt_tokens), count)
+    yield GenerationEnd(finish_reason, len(prompt_tokens), count, cached)
+
+
+def evaluate_prompt(llama: LlamaModel, prompt_tokens: Sequence[int]) -> int:
+    """Evaluate `prompt_tokens` into the context; return how many came from the cache.
+
+    The context holds the tokens of the previous request (its prompt and what it generated);
+    their longest common prefix with the new prompt is kept, the rest evaluated. At least the
+    prompt's last token is evaluated again, for the logits of the first pick.
+    """
+    held = llama.input_ids[: llama.n_tokens]
+    shared = 0
+    for old, new in zip(held, prompt_tokens, strict=False):
+        if old != new:
+            break
+        shared += 1
+    cached = min(shared, len(prompt_tokens) - 1)
+    llama.n_tokens = cached  # eval drops what the context held after this point
+    llama.eval(prompt_tokens[cached:])
+    return cached
 
 
 class StopScanner:
