@@ -87,3 +87,16 @@ async def test_a_seeded_request_evaluates_its_whole_prompt(client: LocalChatClie
     await client.get_response("Say hi.", options={"max_tokens": 4})
     response = await client.get_response("Say hi.", options={"max_tokens": 4, "seed": 3})
     assert _cached(response.usage_details) == 0
+
+
+async def test_the_fixed_parts_of_a_move_are_given_to_the_model_not_generated(
+    client: LocalChatClient,
+) -> None:
+    options: ChatOptions = {"tools": [get_weather], "temperature": 0.0}
+    response = await client.get_response("What's the weather in Paris?", options=options)
+    calls = [c for c in response.messages[0].contents if c.type == "function_call"]
+    assert [(c.name, c.parse_arguments()) for c in calls] == [("get_weather", {"city": "Paris"})]
+    assert response.usage_details is not None
+    # The move is 16 tokens; its opening and its "arguments" key are given, and it ends at
+    # its closing brace rather than at an end-of-turn token.
+    assert response.usage_details.get("output_token_count", 0) <= 10

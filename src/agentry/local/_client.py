@@ -25,6 +25,7 @@ from agentry.local._errors import ModelFileError
 from agentry.local._generation import GenerationEnd, GenerationRequest, generate
 from agentry.local._llama import LoadedModel
 from agentry.local._model_files import resolve_model_file, verify_file
+from agentry.local._move_writing import MOVE_START, move_continuation
 from agentry.local._prompt import PromptMode, build_chat_turns, with_missing_argument
 from agentry.local._registry import DEFAULT_LOCAL_MODEL, get_local_model
 from agentry.local._request import lookup_mode, output_schema, prompt_mode, refusal_mode
@@ -213,6 +214,10 @@ class LocalChatClient(BaseChatClient):
     ) -> AsyncIterator[ChatResponseUpdate]:
         """Run one generation, streaming the text a user may see into `reply`."""
         constrained = replace(request, json_schema=output_schema(mode))
+        if mode.decides:
+            constrained = replace(
+                constrained, prefill=MOVE_START, continuation=move_continuation(mode)
+            )
 
         def job(model: LoadedModel, cancelled: threading.Event) -> Iterator[str | GenerationEnd]:
             prompt = model.format_prompt(turns)

@@ -1,7 +1,9 @@
 """The token loop: one prompt in, text pieces out, with stop sequences and a token limit.
 
 It runs on the model's worker thread and checks a cancel flag between tokens, so a caller
-that stops listening frees the model at once.
+that stops listening frees the model at once. Text that must come next (a reply's fixed
+opening, or what a continuation rule says follows) is evaluated in one batch rather than
+decoded token by token, and constrained output ends as soon as its JSON is complete.
 """
 
 from __future__ import annotations
@@ -9,12 +11,13 @@ from __future__ import annotations
 import codecs
 import random
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from agentry.local._errors import LocalModelError
 from agentry.local._llama import LlamaModel, LoadedModel, grammar_for_schema
+from agentry.local._sampling import TokenSampler
 
 __all__ = ["GenerationEnd", "GenerationRequest", "StopScanner", "evaluate_prompt", "generate"]
 
@@ -33,6 +36,10 @@ class GenerationRequest:
         json_schema: When set, constrained decoding admits only JSON valid under it.
         frequency_penalty: Penalty on tokens by how often they appeared.
         presence_penalty: Penalty on tokens that appeared at all.
+        prefill: Text the reply starts with, evaluated with the prompt (it is part of the
+            output, and counts as input tokens, as a prefilled reply does elsewhere).
+        continuation: Given the output so far, text that must come next ("" for none);
+            it is evaluated in one batch and counts as input tokens.
     """
 
     prompt: str
@@ -44,6 +51,8 @@ class GenerationRequest:
     json_schema: dict[str, Any] | None = None
     frequency_penalty: float = 0.0
     presence_penalty: float = 0.0
+    prefill: str = ""
+    continuation: Callable[[str], str] | None = None
 
 
 @dataclass(frozen=True)
@@ -52,8 +61,8 @@ class GenerationEnd:
 
     Attributes:
         finish_reason: "stop" or "length".
-        prompt_tokens: The prompt's tokens.
-        completion_tokens: The tokens generated.
+        prompt_tokens: The prompt's tokens, with those of text given rather than generated.
+        completion_tokens: The tokens the model generated one by one.
         cached_tokens: The prompt's tokens taken from the evaluation cached by the request
             before (a shared prefix), not evaluated again.
     """
@@ -90,35 +99,98 @@ def generate(
         llama.reset()
     seed = random.randrange(2**31) if request.seed is None else request.seed
     sampler = model.sampler(request, seed=seed, grammar=grammar)
-    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-    stops = StopScanner(request.stop)
-    count = 0
-    finish_reason = "length"
-    stopped = False
+    loop = _TokenLoop(model, sampler, request, room=limit)
     try:
-        cached = evaluate_prompt(llama, prompt_tokens)
-        while True:
-            token = sampler.sample()
-            if model.is_end_of_generation(token):
-                finish_reason = "stop"
-                break
-            count += 1
-            piece, stopped = stops.feed(decoder.decode(llama.detokenize([token])))
-            if piece:
-                yield piece
-            if stopped:
-                finish_reason = "stop"
-                break
-            if count >= limit or cancelled.is_set():
-                break
-            llama.eval([token])
+        yield from loop.run(prompt_tokens, cancelled)
     finally:
         sampler.close()
-    if not stopped:
-        tail = stops.flush(decoder.decode(b"", final=True))
-        if tail:
-            yield tail
-    yield GenerationEnd(finish_reason, len(prompt_tokens), count, cached)
+    yield GenerationEnd(
+        loop.finish_reason, len(prompt_tokens) + loop.given, loop.generated, loop.cached
+    )
+
+
+class _TokenLoop:
+    """One generation's state: what was written, what was given, why it ended."""
+
+    def __init__(
+        self, model: LoadedModel, sampler: TokenSampler, request: GenerationRequest, *, room: int
+    ) -> None:
+        self.model = model
+        self.llama = model.llama
+        self.sampler = sampler
+        self.request = request
+        self.room = room
+        self.decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self.stops = StopScanner(request.stop)
+        self.output = ""
+        self.generated = 0
+        self.given = 0
+        self.cached = 0
+        self.finish_reason = "length"
+        self.stopped = False
+
+    def run(self, prompt_tokens: list[int], cancelled: threading.Event) -> Iterator[str]:
+        """Text pieces as they come; sets the counts and the finish reason."""
+        opening = self._given_tokens(self.request.prefill)
+        self.cached = evaluate_prompt(self.llama, [*prompt_tokens, *opening])
+        if opening:
+            yield from self._emit(opening)
+        while not self.stopped:
+            token = self.sampler.sample()
+            if self.model.is_end_of_generation(token):
+                self.finish_reason = "stop"
+                break
+            self.generated += 1
+            pending = [token]
+            yield from self._emit(pending)
+            if self.stopped or self._used() >= self.room or cancelled.is_set():
+                break
+            if self.request.continuation is not None:
+                given = self._given_tokens(self.request.continuation(self.output))
+                yield from self._emit(given)
+                pending += given
+            if self._complete():
+                self.finish_reason = "stop"
+                break
+            self.llama.eval(pending)
+        if not self.stopped:
+            tail = self.stops.flush(self.decoder.decode(b"", final=True))
+            if tail:
+                yield tail
+
+    def _used(self) -> int:
+        return self.generated + self.given
+
+    def _given_tokens(self, text: str) -> list[int]:
+        """The tokens of `text` the grammar allows in a row, accepted as written."""
+        if not text:
+            return []
+        tokens = self.llama.tokenize(text.encode("utf-8"), add_bos=False, special=False)
+        given: list[int] = []
+        for token in tokens[: max(self.room - self._used(), 0)]:
+            if not self.sampler.allows(token):
+                break
+            self.sampler.accept(token)
+            given.append(token)
+        self.given += len(given)
+        return given
+
+    def _emit(self, tokens: list[int]) -> Iterator[str]:
+        if not tokens or self.stopped:
+            return
+        text = self.decoder.decode(self.llama.detokenize(tokens))
+        piece, self.stopped = self.stops.feed(text)
+        self.output += piece
+        if self.stopped:
+            self.finish_reason = "stop"
+        if piece:
+            yield piece
+
+    def _complete(self) -> bool:
+        """Whether constrained output is a whole JSON value that can only end here."""
+        if self.request.json_schema is None or not self.output.rstrip().endswith(("}", "]", '"')):
+            return False
+        return self.sampler.allows(self.llama.token_eos())
 
 
 def evaluate_prompt(llama: LlamaModel, prompt_tokens: Sequence[int]) -> int:

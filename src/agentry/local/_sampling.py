@@ -104,11 +104,20 @@ class TokenSampler:
         if self._grammar is None:
             return int(lib.llama_sampler_sample(self._chain, self._ctx, -1))
         token = self._pick(constrained=False)
-        if not self._allowed(token):
+        if not self.allows(token):
             token = self._pick(constrained=True)
-        lib.llama_sampler_accept(self._grammar, token)
+        self._accept_into_grammar(token)
         lib.llama_sampler_accept(self._chain, token)
         return token
+
+    def accept(self, token: int) -> None:
+        """Take `token` as written without sampling it (the grammar must allow it)."""
+        self._accept_into_grammar(token)
+        self._lib.llama_sampler_accept(self._chain, token)
+
+    def _accept_into_grammar(self, token: int) -> None:
+        if self._grammar is not None:
+            self._lib.llama_sampler_accept(self._grammar, token)
 
     def _pick(self, *, constrained: bool) -> int:
         """The chain's pick among every token, or among those the grammar allows."""
@@ -125,8 +134,10 @@ class TokenSampler:
         lib.llama_sampler_apply(self._chain, ctypes.byref(array))
         return int(self._candidates["id"][array.selected])
 
-    def _allowed(self, token: int) -> bool:
-        """Whether the grammar admits `token` next."""
+    def allows(self, token: int) -> bool:
+        """Whether the grammar admits `token` next (any token without a grammar)."""
+        if self._grammar is None:
+            return True
         self._one[0] = (token, 0.0, 0.0)
         array = self._single
         array.size, array.selected, array.sorted = 1, -1, False
