@@ -13,19 +13,18 @@ from __future__ import annotations
 import ctypes
 import math
 from types import ModuleType
-from typing import Protocol
-
-import numpy as np
+from typing import TYPE_CHECKING, Protocol
 
 from agentry.local._errors import LocalModelError
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["SamplingSettings", "TokenSampler"]
 
 _TOP_K = 40
 _MIN_P = 0.05
 _PENALTY_LAST_N = 64
-# The layout of llama.cpp's `llama_token_data`.
-_TOKEN_DATA = np.dtype([("id", np.int32), ("logit", np.float32), ("p", np.float32)], align=True)
 
 
 class SamplerContext(Protocol):
@@ -92,10 +91,17 @@ class TokenSampler:
                     "llama.cpp could not parse the grammar made from the JSON schema; "
                     "simplify the schema"
                 )
-            self._candidates = np.zeros(llama.n_vocab(), dtype=_TOKEN_DATA)
+            import numpy as np  # installed with llama-cpp-python; not needed to import agentry
+
+            # The layout of llama.cpp's `llama_token_data`.
+            layout = np.dtype(
+                [("id", np.int32), ("logit", np.float32), ("p", np.float32)], align=True
+            )
+            self._np = np
+            self._candidates = np.zeros(llama.n_vocab(), dtype=layout)
             self._ids = np.arange(llama.n_vocab(), dtype=np.int32)
             self._all = _token_array(llama_cpp, self._candidates)
-            self._one = np.zeros(1, dtype=_TOKEN_DATA)
+            self._one = np.zeros(1, dtype=layout)
             self._single = _token_array(llama_cpp, self._one)
 
     def sample(self) -> int:
@@ -123,7 +129,9 @@ class TokenSampler:
         """The chain's pick among every token, or among those the grammar allows."""
         lib = self._lib
         n_vocab = len(self._ids)
-        logits = np.ctypeslib.as_array(lib.llama_get_logits_ith(self._ctx, -1), shape=(n_vocab,))
+        logits = self._np.ctypeslib.as_array(
+            lib.llama_get_logits_ith(self._ctx, -1), shape=(n_vocab,)
+        )
         self._candidates["id"] = self._ids
         self._candidates["logit"] = logits
         self._candidates["p"] = 0.0
