@@ -101,7 +101,8 @@ test: lint typecheck unit
 bench: install
 	$(PY) -m benchmarks
 
-# How well the local model uses tools (64 scored turns, a few minutes):
+# How well the local model uses tools (64 scored turns, a few minutes): hits per category,
+# then the median seconds, prompt tokens evaluated (not from the cache) and tokens generated per turn.
 # `make bench-local ARGS="--model NAME --category no-tool --limit 3"` for another model or a subset.
 bench-local: install
 	$(PY) -m benchmarks.local_eval $(ARGS)

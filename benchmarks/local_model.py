@@ -9,7 +9,9 @@ answer step kept the tool step's prompt prefix; it is compared with the same req
 whole prompt evaluated afresh (a cache miss).
 
 The third line decodes the same reply with agentry and with llama-cpp-python alone, in turns,
-on the same file with the same threads, and prints agentry's rate as a share of the raw one.
+on the same file with the same threads, and prints agentry's rate as a share of the raw one,
+then the process's CPU time per decoded token of each: other processes slow both rates by
+more than their difference, while CPU time per token barely moves under load.
 
 Run: `python -m benchmarks.local_model [--model NAME] [--threads N]`.
 """
@@ -18,7 +20,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import statistics
 import time
+from dataclasses import dataclass
 from typing import Any, cast
 
 from agentry import ChatOptions, Content, Message, tool
@@ -38,59 +42,85 @@ async def measure(model: str = DEFAULT_LOCAL_MODEL, n_threads: int | None = None
     ready = time.perf_counter() - started
 
     await client.get_response("Say hi.", options={"max_tokens": 4})  # warm the prompt path
-    first_token, decode_seconds, generated = await _decode(client)
-    rate = _rate(generated, decode_seconds)
+    decode = await _decode(client)
     threads = "default" if n_threads is None else str(n_threads)
     print(
         f"local model {info.name:<28} threads {threads:<7} "
         f"load {info.load_seconds:5.2f} s (ready incl. sha256 {ready:5.2f} s)   "
-        f"first token {first_token * 1000:6.0f} ms   "
-        f"{rate:5.1f} tokens/s ({generated} tokens)"
+        f"first token {decode.first_token * 1000:6.0f} ms   "
+        f"{decode.rate:5.1f} tokens/s ({decode.tokens} tokens)"
     )
 
 
-def _raw_decode_rate(llm: Any) -> float:
-    """Tokens/s of llama-cpp-python alone decoding the benchmark's reply."""
+@dataclass(frozen=True)
+class _Decode:
+    """One decode of the benchmark's reply, timed from its first token on."""
+
+    first_token: float
+    seconds: float
+    cpu_seconds: float
+    tokens: int
+
+    @property
+    def rate(self) -> float:
+        """Tokens per second after the first token."""
+        return _rate(self.tokens, self.seconds)
+
+    @property
+    def cpu_ms_per_token(self) -> float:
+        """The process's CPU milliseconds per token after the first."""
+        return self.cpu_seconds * 1000 / (self.tokens - 1) if self.tokens > 1 else 0.0
+
+
+class _Clock:
+    """Wall and process CPU time since the first token."""
+
+    def __init__(self) -> None:
+        self.started = time.perf_counter()
+        self.first_token: float | None = None
+        self.first_cpu = 0.0
+
+    def token(self) -> None:
+        if self.first_token is None:
+            self.first_token = time.perf_counter() - self.started
+            self.first_cpu = time.process_time()
+
+    def done(self, tokens: int) -> _Decode:
+        first = self.first_token or 0.0
+        seconds = time.perf_counter() - self.started - first
+        return _Decode(first, seconds, time.process_time() - self.first_cpu, tokens)
+
+
+def _raw_decode(llm: Any) -> _Decode:
+    """llama-cpp-python alone decoding the benchmark's reply."""
     messages: Any = [{"role": "user", "content": _PROMPT}]
-    started = time.perf_counter()
-    first_token: float | None = None
+    clock = _Clock()
     pieces: list[str] = []
     for chunk in llm.create_chat_completion(
         messages=messages, max_tokens=_TOKENS, temperature=0.0, stream=True
     ):
         delta = cast("dict[str, Any]", chunk)["choices"][0]["delta"].get("content")
         if delta:
-            first_token = first_token or time.perf_counter() - started
+            clock.token()
             pieces.append(str(delta))
-    decode_seconds = time.perf_counter() - started - (first_token or 0.0)
-    generated = len(llm.tokenize("".join(pieces).encode(), add_bos=False))
-    return _rate(generated, decode_seconds)
+    return clock.done(len(llm.tokenize("".join(pieces).encode(), add_bos=False)))
 
 
-async def _decode(client: LocalChatClient) -> tuple[float, float, int]:
-    """agentry's client streaming the benchmark's reply: seconds to the first token, seconds
-    decoding after it, and tokens generated."""
+async def _decode(client: LocalChatClient) -> _Decode:
+    """agentry's client streaming the benchmark's reply."""
     options: ChatOptions = {"max_tokens": _TOKENS, "temperature": 0.0}
-    started = time.perf_counter()
-    first_token: float | None = None
+    clock = _Clock()
     stream = client.get_response(_PROMPT, stream=True, options=options)
     async for update in stream:
-        if first_token is None and update.text:
-            first_token = time.perf_counter() - started
-    decode_seconds = time.perf_counter() - started - (first_token or 0.0)
+        if update.text:
+            clock.token()
     usage = (await stream.get_final_response()).usage_details or {}
-    return first_token or 0.0, decode_seconds, usage.get("output_token_count", 0)
+    return clock.done(usage.get("output_token_count", 0))
 
 
 def _rate(generated: int, decode_seconds: float) -> float:
     """Tokens per second after the first token."""
     return (generated - 1) / decode_seconds if generated > 1 and decode_seconds > 0 else 0.0
-
-
-async def _agentry_decode_rate(client: LocalChatClient) -> float:
-    """Tokens/s of agentry's client decoding the benchmark's reply."""
-    _, decode_seconds, generated = await _decode(client)
-    return _rate(generated, decode_seconds)
 
 
 async def measure_against_raw(
@@ -104,14 +134,20 @@ async def measure_against_raw(
     client = LocalChatClient(model, n_threads=n_threads)
     path = (await client.load()).path
     llm = Llama(model_path=str(path), n_ctx=client.n_ctx, n_threads=client.n_threads, verbose=False)
-    ours: list[float] = []
-    raw: list[float] = []
+    ours: list[_Decode] = []
+    raw: list[_Decode] = []
     for _ in range(rounds):
-        ours.append(await _agentry_decode_rate(client))
-        raw.append(await asyncio.to_thread(_raw_decode_rate, llm))
+        ours.append(await _decode(client))
+        raw.append(await asyncio.to_thread(_raw_decode, llm))
+    best_ours = max(d.rate for d in ours)
+    best_raw = max(d.rate for d in raw)
+    cpu_ours = statistics.median(d.cpu_ms_per_token for d in ours)
+    cpu_raw = statistics.median(d.cpu_ms_per_token for d in raw)
     print(
-        f"decode rate {model:<28} agentry {max(ours):5.1f} tokens/s   llama-cpp-python alone "
-        f"{max(raw):5.1f} tokens/s   ({max(ours) / max(raw):.0%}; best of {rounds} turns each)"
+        f"decode rate {model:<28} agentry {best_ours:5.1f} tokens/s   llama-cpp-python alone "
+        f"{best_raw:5.1f} tokens/s   ({best_ours / best_raw:.0%}; best of {rounds} turns each)   "
+        f"CPU per token agentry {cpu_ours:5.1f} ms, alone {cpu_raw:5.1f} ms "
+        f"(agentry at {cpu_raw / cpu_ours:.0%} of the raw speed; median of {rounds})"
     )
 
 

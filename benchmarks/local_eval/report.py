@@ -26,7 +26,8 @@ def describe_turn(score: TurnScore) -> str:
     calls = " ".join(f"{c.name}{c.arguments}" for c in score.outcome.calls) or "no call"
     answer = score.outcome.error or score.outcome.answer
     flag = "  [SIDE EFFECT]" if score.side_effect_unasked else ""
-    seconds = f"{score.outcome.seconds:5.1f} s"
+    outcome = score.outcome
+    seconds = f"{outcome.seconds:5.1f} s {outcome.evaluated_tokens:5d}+{outcome.output_tokens:<4d}"
     return f"  {verdict:<28} {seconds} {score.turn.prompt!r} -> {calls} -> {answer[:100]!r}{flag}"
 
 
@@ -57,6 +58,8 @@ def summary(results: Sequence[CaseResult], *, model: str) -> str:
         lines.append(row)
     seconds = [s.outcome.seconds for s in every]
     tokens = sum(s.outcome.output_tokens for s in every)
+    evaluated = [s.outcome.evaluated_tokens for s in every]
+    generated = [s.outcome.output_tokens for s in every]
     unasked = sum(s.side_effect_unasked for s in every)
     lines.append(f"side-effecting tool called where no call was wanted: {unasked}")
     if seconds:
@@ -64,5 +67,10 @@ def summary(results: Sequence[CaseResult], *, model: str) -> str:
             f"median {statistics.median(seconds):.2f} s per turn; "
             f"{tokens / sum(seconds) if sum(seconds) else 0.0:.1f} output tokens/s over turn time; "
             f"peak memory {peak_memory_mib():.0f} MiB"
+        )
+        lines.append(
+            f"tokens per turn (median): {statistics.median(evaluated):.0f} prompt tokens "
+            f"evaluated (not from the cache), {statistics.median(generated):.0f} generated; "
+            f"whole set: {sum(evaluated)} evaluated, {sum(generated)} generated"
         )
     return "\n".join(lines)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import cast
 
 from agentry import Agent, AgentResponse
 from benchmarks.local_eval.scoring import ToolCall, TurnOutcome, TurnScore, score_turn
@@ -37,8 +38,16 @@ def _outcome(response: AgentResponse, seconds: float) -> TurnOutcome:
             elif content.type == "error":
                 error = content.message or "error content"
     usage = response.usage_details or {}
-    tokens = int(usage.get("output_token_count") or 0)
-    return TurnOutcome(tuple(calls), response.text, error, seconds, tokens)
+    counts = cast("dict[str, int]", usage)
+    return TurnOutcome(
+        tuple(calls),
+        response.text,
+        error,
+        seconds,
+        output_tokens=counts.get("output_token_count", 0),
+        input_tokens=counts.get("input_token_count", 0),
+        cached_input_tokens=counts.get("cached_input_token_count", 0),
+    )
 
 
 async def run_case(agent: Agent, case: EvalCase) -> CaseResult:

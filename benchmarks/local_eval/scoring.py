@@ -48,6 +48,13 @@ class TurnOutcome:
     error: str | None = None
     seconds: float = 0.0
     output_tokens: int = 0
+    input_tokens: int = 0
+    cached_input_tokens: int = 0
+
+    @property
+    def evaluated_tokens(self) -> int:
+        """Prompt tokens the model evaluated, not taken from its cache."""
+        return self.input_tokens - self.cached_input_tokens
 
 
 @dataclass(frozen=True)

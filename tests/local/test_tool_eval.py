@@ -7,7 +7,7 @@ import dataclasses
 import pytest
 from benchmarks.local_eval.cases import CASES
 from benchmarks.local_eval.report import summary
-from benchmarks.local_eval.runner import run_cases, select_cases
+from benchmarks.local_eval.runner import CaseResult, run_cases, select_cases
 from benchmarks.local_eval.scoring import CRITERIA, ToolCall, TurnOutcome, score_turn
 from benchmarks.local_eval.spec import Category, Contains, EvalCase, ExpectedCall, Is, Number, Turn
 from benchmarks.local_eval.tools import TOOLS
@@ -173,3 +173,24 @@ async def test_held_out_turns_are_counted_apart_and_selectable() -> None:
     assert rows["held-out turns"] == ["1/1", "(100%)"]
     assert rows["overall without held-out"] == ["0/1", "(0%)"]
     assert rows["overall"] == ["1/2", "(50%)"]
+
+
+def test_the_summary_prints_evaluated_and_generated_tokens_per_turn() -> None:
+    case = EvalCase(Category.NO_TOOL, (WEATHER, WEATHER, WEATHER))
+    outcomes = [
+        TurnOutcome(
+            (), "Hi", seconds=1.0, output_tokens=10, input_tokens=900, cached_input_tokens=0
+        ),
+        TurnOutcome(
+            (), "Hi", seconds=2.0, output_tokens=30, input_tokens=950, cached_input_tokens=910
+        ),
+        TurnOutcome(
+            (), "Hi", seconds=3.0, output_tokens=20, input_tokens=990, cached_input_tokens=960
+        ),
+    ]
+    result = CaseResult(case, [score_turn(WEATHER, outcome) for outcome in outcomes])
+    table = summary([result], model="scripted")
+    assert (
+        "tokens per turn (median): 40 prompt tokens evaluated (not from the cache), "
+        "20 generated; whole set: 970 evaluated, 60 generated"
+    ) in table

@@ -9,6 +9,7 @@ import uuid
 from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import cast
 
 from agentry.clients import BaseChatClient
 from agentry.local._answer_grounding import unstated_result
@@ -19,6 +20,7 @@ from agentry.local._generation import GenerationEnd, GenerationRequest, generate
 from agentry.local._llama import LoadedModel
 from agentry.local._model_files import resolve_model_file, verify_file
 from agentry.local._move_review import next_step
+from agentry.local._move_writing import MOVE_START, move_continuation
 from agentry.local._prompt import PromptMode, build_chat_turns
 from agentry.local._registry import DEFAULT_LOCAL_MODEL, get_local_model
 from agentry.local._request import output_schema, prompt_mode
@@ -208,6 +210,10 @@ class LocalChatClient(BaseChatClient):
     ) -> AsyncIterator[ChatResponseUpdate]:
         """Run one generation, streaming the text a user may see into `reply`."""
         constrained = replace(request, json_schema=output_schema(mode))
+        if mode.decides:
+            constrained = replace(
+                constrained, prefill=MOVE_START, continuation=move_continuation(mode)
+            )
 
         def job(model: LoadedModel, cancelled: threading.Event) -> Iterator[str | GenerationEnd]:
             prompt = model.format_prompt(turns)
@@ -232,11 +238,13 @@ class _Reply:
         self.mode = mode
         self.response_id = earlier.response_id if earlier else f"local-{uuid.uuid4().hex}"
         self.message_id = earlier.message_id if earlier else f"msg-{uuid.uuid4().hex}"
-        earlier_prompt = earlier.prompt_tokens if earlier else 0
-        earlier_completion = earlier.completion_tokens if earlier else 0
         self.output = ""
         self.end = GenerationEnd("stop", 0, 0)
-        self._earlier_tokens = (earlier_prompt, earlier_completion)
+        self._earlier_tokens = (
+            (earlier.prompt_tokens, earlier.completion_tokens, earlier.cached_tokens)
+            if earlier
+            else (0, 0, 0)
+        )
         stream_answer = mode.decides and mode.answer_schema is None
         self.extractor = AnswerTextExtractor(request) if stream_answer else None
 
@@ -261,6 +269,11 @@ class _Reply:
     def completion_tokens(self) -> int:
         """Generated tokens of this generation and of the refused ones before it."""
         return self._earlier_tokens[1] + self.end.completion_tokens
+
+    @property
+    def cached_tokens(self) -> int:
+        """Prompt tokens of these generations taken from the cache, not evaluated."""
+        return self._earlier_tokens[2] + self.end.cached_tokens
 
     def feed(self, piece: str) -> ChatResponseUpdate | None:
         self.output += piece
@@ -306,5 +319,6 @@ class _Reply:
             output_token_count=completion_tokens,
             total_token_count=prompt_tokens + completion_tokens,
         )
+        cast("dict[str, int]", usage)["cached_input_token_count"] = self.cached_tokens
         updates.append(self._update([Content.from_usage(usage)], finish_reason))
         return updates

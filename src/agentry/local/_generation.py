@@ -1,7 +1,9 @@
 """The token loop: one prompt in, text pieces out, with stop sequences and a token limit.
 
 It runs on the model's worker thread and checks a cancel flag between tokens, so a caller
-that stops listening frees the model at once.
+that stops listening frees the model at once. Text that must come next (a reply's fixed
+opening, or what a continuation rule says follows) is evaluated in one batch rather than
+decoded token by token, and constrained output ends as soon as its JSON is complete.
 """
 
 from __future__ import annotations
@@ -9,14 +11,15 @@ from __future__ import annotations
 import codecs
 import random
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from agentry.local._errors import LocalModelError
-from agentry.local._llama import LoadedModel, grammar_for_schema
+from agentry.local._llama import LlamaModel, LoadedModel, grammar_for_schema
+from agentry.local._sampling import TokenSampler
 
-__all__ = ["GenerationEnd", "GenerationRequest", "StopScanner", "generate"]
+__all__ = ["GenerationEnd", "GenerationRequest", "StopScanner", "evaluate_prompt", "generate"]
 
 
 @dataclass(frozen=True)
@@ -33,6 +36,10 @@ class GenerationRequest:
         json_schema: When set, constrained decoding admits only JSON valid under it.
         frequency_penalty: Penalty on tokens by how often they appeared.
         presence_penalty: Penalty on tokens that appeared at all.
+        prefill: Text the reply starts with, evaluated with the prompt (it is part of the
+            output, and counts as input tokens, as a prefilled reply does elsewhere).
+        continuation: Given the output so far, text that must come next ("" for none);
+            it is evaluated in one batch and counts as input tokens.
     """
 
     prompt: str
@@ -44,15 +51,26 @@ class GenerationRequest:
     json_schema: dict[str, Any] | None = None
     frequency_penalty: float = 0.0
     presence_penalty: float = 0.0
+    prefill: str = ""
+    continuation: Callable[[str], str] | None = None
 
 
 @dataclass(frozen=True)
 class GenerationEnd:
-    """The last item of a generation: why it stopped and how many tokens it used."""
+    """The last item of a generation: why it stopped and how many tokens it used.
+
+    Attributes:
+        finish_reason: "stop" or "length".
+        prompt_tokens: The prompt's tokens, with those of text given rather than generated.
+        completion_tokens: The tokens the model generated one by one.
+        cached_tokens: The prompt's tokens taken from the evaluation cached by the request
+            before (a shared prefix), not evaluated again.
+    """
 
     finish_reason: str
     prompt_tokens: int
     completion_tokens: int
+    cached_tokens: int = 0
 
 
 def generate(
@@ -75,49 +93,123 @@ def generate(
     limit = room if request.max_tokens is None else min(request.max_tokens, room)
     grammar = grammar_for_schema(request.json_schema) if request.json_schema else None
 
-    if request.seed is None:
-        llama.set_seed(random.randrange(2**31))
-    else:
+    if request.seed is not None:
         # Reusing cached prompt state shifts the logits slightly, enough to change a sample:
         # a seeded request evaluates its whole prompt afresh so it repeats exactly.
         llama.reset()
-        llama.set_seed(request.seed)
-    tokens = llama.generate(
-        prompt_tokens,
-        temp=request.temperature,
-        top_p=request.top_p,
-        frequency_penalty=request.frequency_penalty,
-        presence_penalty=request.presence_penalty,
-        grammar=grammar,
-    )
-    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-    stops = StopScanner(request.stop)
-    count = 0
-    finish_reason = "length"
-    stopped = False
+    seed = random.randrange(2**31) if request.seed is None else request.seed
+    sampler = model.sampler(request, seed=seed, grammar=grammar)
+    loop = _TokenLoop(model, sampler, request, room=limit)
     try:
-        for token in tokens:
-            if model.is_end_of_generation(token):
-                finish_reason = "stop"
-                break
-            count += 1
-            piece, stopped = stops.feed(decoder.decode(llama.detokenize([token])))
-            if piece:
-                yield piece
-            if stopped:
-                finish_reason = "stop"
-                break
-            if count >= limit or cancelled.is_set():
-                break
+        yield from loop.run(prompt_tokens, cancelled)
     finally:
-        close = getattr(tokens, "close", None)
-        if close is not None:
-            close()
-    if not stopped:
-        tail = stops.flush(decoder.decode(b"", final=True))
-        if tail:
-            yield tail
-    yield GenerationEnd(finish_reason, len(prompt_tokens), count)
+        sampler.close()
+    yield GenerationEnd(
+        loop.finish_reason, len(prompt_tokens) + loop.given, loop.generated, loop.cached
+    )
+
+
+class _TokenLoop:
+    """One generation's state: what was written, what was given, why it ended."""
+
+    def __init__(
+        self, model: LoadedModel, sampler: TokenSampler, request: GenerationRequest, *, room: int
+    ) -> None:
+        self.model = model
+        self.llama = model.llama
+        self.sampler = sampler
+        self.request = request
+        self.room = room
+        self.decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self.stops = StopScanner(request.stop)
+        self.output = ""
+        self.generated = 0
+        self.given = 0
+        self.cached = 0
+        self.finish_reason = "length"
+        self.stopped = False
+
+    def run(self, prompt_tokens: list[int], cancelled: threading.Event) -> Iterator[str]:
+        """Text pieces as they come; sets the counts and the finish reason."""
+        opening = self._given_tokens(self.request.prefill)
+        self.cached = evaluate_prompt(self.llama, [*prompt_tokens, *opening])
+        if opening:
+            yield from self._emit(opening)
+        while not self.stopped:
+            token = self.sampler.sample()
+            if self.model.is_end_of_generation(token):
+                self.finish_reason = "stop"
+                break
+            self.generated += 1
+            pending = [token]
+            yield from self._emit(pending)
+            if self.stopped or self._used() >= self.room or cancelled.is_set():
+                break
+            if self.request.continuation is not None:
+                given = self._given_tokens(self.request.continuation(self.output))
+                yield from self._emit(given)
+                pending += given
+            if self._complete():
+                self.finish_reason = "stop"
+                break
+            self.llama.eval(pending)
+        if not self.stopped:
+            tail = self.stops.flush(self.decoder.decode(b"", final=True))
+            if tail:
+                yield tail
+
+    def _used(self) -> int:
+        return self.generated + self.given
+
+    def _given_tokens(self, text: str) -> list[int]:
+        """The tokens of `text` the grammar allows in a row, accepted as written."""
+        if not text:
+            return []
+        tokens = self.llama.tokenize(text.encode("utf-8"), add_bos=False, special=False)
+        given: list[int] = []
+        for token in tokens[: max(self.room - self._used(), 0)]:
+            if not self.sampler.allows(token):
+                break
+            self.sampler.accept(token)
+            given.append(token)
+        self.given += len(given)
+        return given
+
+    def _emit(self, tokens: list[int]) -> Iterator[str]:
+        if not tokens or self.stopped:
+            return
+        text = self.decoder.decode(self.llama.detokenize(tokens))
+        piece, self.stopped = self.stops.feed(text)
+        self.output += piece
+        if self.stopped:
+            self.finish_reason = "stop"
+        if piece:
+            yield piece
+
+    def _complete(self) -> bool:
+        """Whether constrained output is a whole JSON value that can only end here."""
+        if self.request.json_schema is None or not self.output.rstrip().endswith(("}", "]", '"')):
+            return False
+        return self.sampler.allows(self.llama.token_eos())
+
+
+def evaluate_prompt(llama: LlamaModel, prompt_tokens: Sequence[int]) -> int:
+    """Evaluate `prompt_tokens` into the context; return how many came from the cache.
+
+    The context holds the tokens of the previous request (its prompt and what it generated);
+    their longest common prefix with the new prompt is kept, the rest evaluated. At least the
+    prompt's last token is evaluated again, for the logits of the first pick.
+    """
+    held = llama.input_ids[: llama.n_tokens]
+    shared = 0
+    for old, new in zip(held, prompt_tokens, strict=False):
+        if old != new:
+            break
+        shared += 1
+    cached = min(shared, len(prompt_tokens) - 1)
+    llama.n_tokens = cached  # eval drops what the context held after this point
+    llama.eval(prompt_tokens[cached:])
+    return cached
 
 
 class StopScanner:

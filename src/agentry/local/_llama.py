@@ -8,7 +8,7 @@ import json
 import os
 import time
 import weakref
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -17,6 +17,7 @@ from typing import Any, Protocol, cast
 
 from agentry.errors import MissingExtraError
 from agentry.local._errors import LocalModelError
+from agentry.local._sampling import SamplingSettings, TokenSampler
 
 __all__ = ["LlamaModel", "LoadedModel", "grammar_for_schema", "import_llama_cpp", "load_model"]
 
@@ -25,6 +26,10 @@ class LlamaModel(Protocol):
     """The part of `llama_cpp.Llama` that agentry uses."""
 
     metadata: dict[str, str]
+    n_tokens: int
+    """How many tokens the context holds evaluated."""
+    input_ids: Sequence[int]
+    """The tokens the context holds, valid up to `n_tokens`."""
 
     def tokenize(self, text: bytes, add_bos: bool = True, special: bool = False) -> list[int]: ...
 
@@ -32,11 +37,14 @@ class LlamaModel(Protocol):
         self, tokens: list[int], prev_tokens: list[int] | None = None, special: bool = False
     ) -> bytes: ...
 
-    def generate(self, tokens: Sequence[int], **kwargs: object) -> Iterator[int]: ...
+    def eval(self, tokens: Sequence[int]) -> None: ...
 
-    def set_seed(self, seed: int) -> None: ...
+    @property
+    def ctx(self) -> object: ...
 
     def n_ctx(self) -> int: ...
+
+    def n_vocab(self) -> int: ...
 
     def token_eos(self) -> int: ...
 
@@ -71,6 +79,7 @@ class LoadedModel:
         format_prompt: Renders chat messages (role/content dicts) into the prompt text.
         is_end_of_generation: Whether a token ends the model's turn.
         load_seconds: How long loading took.
+        llama_cpp: The `llama_cpp` module, for its samplers.
     """
 
     llama: LlamaModel
@@ -78,6 +87,14 @@ class LoadedModel:
     format_prompt: Callable[[list[dict[str, str]]], str]
     is_end_of_generation: Callable[[int], bool]
     load_seconds: float
+    llama_cpp: ModuleType
+
+    def sampler(
+        self, settings: SamplingSettings, *, seed: int, grammar: str | None
+    ) -> TokenSampler:
+        """A new token sampler on this model (see `TokenSampler`); close it after use."""
+        vocab = cast("Any", self.llama)._model.vocab
+        return TokenSampler(self.llama_cpp, self.llama, vocab, settings, seed=seed, grammar=grammar)
 
 
 def load_model(
@@ -128,7 +145,7 @@ def load_model(
     def is_end_of_generation(token: int) -> bool:
         return bool(is_eog(vocab, token))
 
-    return LoadedModel(llama, path, format_prompt, is_end_of_generation, load_seconds)
+    return LoadedModel(llama, path, format_prompt, is_end_of_generation, load_seconds, llama_cpp)
 
 
 def _free_before_exit(llama: LlamaModel) -> None:
@@ -152,18 +169,18 @@ def _token_text(llama: LlamaModel, token: int) -> str:
 
 
 @lru_cache(maxsize=64)
-def _grammar_for_schema_text(schema_text: str) -> Any:
+def _grammar_for_schema_text(schema_text: str) -> str:
     llama_grammar = importlib.import_module("llama_cpp.llama_grammar")
     try:
-        return llama_grammar.LlamaGrammar.from_json_schema(schema_text, verbose=False)
+        return str(llama_grammar.json_schema_to_gbnf(schema_text))
     except Exception as error:  # the converter raises bare exceptions of several kinds
         raise LocalModelError(
             f"this JSON schema cannot be enforced by constrained decoding: {error}"
         ) from None
 
 
-def grammar_for_schema(schema: dict[str, Any]) -> Any:
-    """A llama.cpp grammar that admits exactly the JSON documents valid under `schema`.
+def grammar_for_schema(schema: dict[str, Any]) -> str:
+    """A llama.cpp grammar (GBNF text) that admits exactly the JSON valid under `schema`.
 
     Raises:
         LocalModelError: The schema uses something the grammar converter does not support.
