@@ -94,17 +94,18 @@ def _abbreviates(value: object, texts: Sequence[str]) -> bool:
     words = [word.lower() for text in texts for word in re.findall(r"\w+", text)]
     if code in words:
         return True
-    return any(_spells(code, words[start:]) for start in range(len(words)))
+    return any(_spells(code, words, start) for start in range(len(words)))
 
 
-def _spells(code: str, words: Sequence[str]) -> bool:
+def _spells(code: str, words: Sequence[str], start: int) -> bool:
+    """Whether the starts of `words[start]`, `words[start + 1]`, ... spell `code`."""
     if not code:
         return True
-    if not words:
+    if start >= len(words):
         return False
-    first = words[0]
+    first = words[start]
     return any(
-        _spells(code[length:], words[1:])
+        _spells(code[length:], words, start + 1)
         for length in range(min(len(code), len(first)), 0, -1)
         if first.startswith(code[:length])
     )
