@@ -52,8 +52,6 @@ def run_with_agent_middleware(
         ),
     )
     observer = get_telemetry_observer()
-    if not stream and not middleware and respond is not None:  # the common case, kept lean
-        return observer.agent_response(agent, messages, session, options, respond(context))
     finalize = _Finalize(getattr(agent, "id", None), response_format)
     if stream:
         updates = (
