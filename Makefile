@@ -29,7 +29,7 @@ LLAMA_SERVER_CMAKE_ARGS := $(if $(shell command -v ninja),-G Ninja) \
 	-DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_APP=OFF \
 	-DLLAMA_BUILD_UI=OFF -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_OPENSSL=OFF
 
-.PHONY: install mcp-servers llama-server postgres demo durable-demo test lint typecheck unit bench bench-local bench-a2a-load clean
+.PHONY: install mcp-servers llama-server postgres demo durable-demo test lint typecheck unit bench bench-against bench-local bench-a2a-load clean
 
 install: $(STAMP)
 
@@ -100,6 +100,11 @@ test: lint typecheck unit
 
 bench: install
 	$(PY) -m benchmarks
+
+# The core scenarios on this checkout against an earlier commit, timed in turns in one run:
+# `make bench-against REF=HEAD~10`.
+bench-against: install
+	$(PY) -m benchmarks.against_ref $(REF)
 
 # How well the local model uses tools (64 scored turns, a few minutes): hits per category,
 # then the median seconds, prompt tokens evaluated (not from the cache) and tokens generated per turn.

@@ -31,6 +31,7 @@ from agentry import (
 )
 from agentry.clients.scripted import ScriptedChatClient
 from agentry.sessions import TokenBudgetCompaction
+from benchmarks._core_scenarios import plain_run, stream_chunks, stream_run, tool_round_trip
 from benchmarks._timing import best_of_both, report, rounds_in_turn
 
 __all__ = ["main"]
@@ -91,16 +92,7 @@ async def _bare_plain_run() -> None:
 
 
 def bench_plain_run() -> None:
-    client = ScriptedChatClient()
-    agent = Agent(client=client)
-    answer = ScriptedChatClient.reply("It is sunny.")
-
-    async def run() -> None:
-        client.add(answer)
-        await agent.run("Hi")
-        client.calls.clear()
-
-    report("run without tools", *best_of_both(5, 2000, run, _bare_plain_run))
+    report("run without tools", *best_of_both(5, 2000, plain_run(), _bare_plain_run))
 
 
 def bench_usage_limits() -> None:
@@ -159,42 +151,18 @@ def bench_usage_limits() -> None:
         )
 
 
-def _time_tool_round_trip(
-    weather_tool: FunctionTool, bare: Callable[[], Awaitable[None]]
-) -> tuple[float, float]:
-    client = ScriptedChatClient()
-    agent = Agent(client=client, tools=[weather_tool])
-    call = ScriptedChatClient.function_call(weather_tool.name, {"city": "Paris"}, call_id="c1")
-    answer = ScriptedChatClient.reply("It is sunny.")
-
-    async def run() -> None:
-        client.add(call, answer)
-        await agent.run("Weather in Paris?")
-        client.calls.clear()
-
-    return best_of_both(5, 2000, run, bare)
-
-
 def bench_tool_round_trip() -> None:
     """A sync tool runs in a worker thread by default (the bare loop hops to a thread too);
     `run_inline=True` skips the hop on both sides."""
     target = "(target: overhead <= 100 us)"
-    threaded = _time_tool_round_trip(get_weather, _bare_threaded_tool_round_trip)
+    threaded = best_of_both(5, 2000, tool_round_trip(get_weather), _bare_threaded_tool_round_trip)
     report("run with one tool round trip", *threaded, target=target)
-    inline = _time_tool_round_trip(get_weather_inline, _bare_tool_round_trip)
+    inline = best_of_both(5, 2000, tool_round_trip(get_weather_inline), _bare_tool_round_trip)
     report("  same, tool with run_inline=True", *inline, target=target)
 
 
 def bench_stream() -> None:
-    chunks = [ChatResponseUpdate(role="assistant", contents=[f"{i} "]) for i in range(100)]
-    client = ScriptedChatClient()
-    agent = Agent(client=client)
-
-    async def run() -> None:
-        client.add(chunks)
-        async for _ in agent.run("count", stream=True):
-            pass
-        client.calls.clear()
+    chunks = stream_chunks()
 
     async def source() -> AsyncIterator[ChatResponseUpdate]:
         for chunk in chunks:
@@ -205,7 +173,7 @@ def bench_stream() -> None:
         async for chunk in source():
             collected.append(chunk.text)
 
-    framework, baseline = best_of_both(5, 200, run, bare)
+    framework, baseline = best_of_both(5, 200, stream_run(chunks), bare)
     report("100-chunk stream", framework, baseline)
     per_chunk = (framework - baseline) / 100
     print(f"{'':<34} overhead per streamed chunk {per_chunk * 1e6:6.2f} us   (target: <= 5 us)")

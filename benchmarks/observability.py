@@ -16,9 +16,9 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from agentry import Agent, tool
-from agentry.clients.scripted import ScriptedChatClient
+from agentry import tool
 from agentry.observability import _state, disable_instrumentation, enable_instrumentation
+from benchmarks._core_scenarios import tool_round_trip
 
 __all__ = ["main"]
 
@@ -34,15 +34,10 @@ def _round_trip_times(
 ) -> tuple[float, float]:
     """(off, on): the best round of each, the rounds alternating so that both meet the same
     load. The exporter is emptied after each run, as a real exporter sends spans away."""
-    client = ScriptedChatClient()
-    agent = Agent(client=client, tools=[get_weather])
-    call = ScriptedChatClient.function_call("get_weather", {"city": "Paris"}, call_id="c1")
-    answer = ScriptedChatClient.reply("It is sunny.")
+    round_trip = tool_round_trip(get_weather)
 
     async def run() -> None:
-        client.add(call, answer)
-        await agent.run("Weather in Paris?")
-        client.calls.clear()
+        await round_trip()
         exporter.clear()
 
     async def rounds() -> tuple[float, float]:
