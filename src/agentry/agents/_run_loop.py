@@ -29,7 +29,7 @@ from agentry.agents._authorizations import (
 )
 from agentry.agents._output_check import OutputCheck
 from agentry.agents._usage_guard import UsageGuard
-from agentry.clients import BaseChatClient, checked_responder
+from agentry.clients import BaseChatClient, checked_responder, checked_streamer
 from agentry.errors import ToolLoopLimitError
 from agentry.middleware import AgentContext, ChatContext, MiddlewareFunction, run_pipeline
 from agentry.sessions import AgentSession, ContextProvider, HistoryProvider, SessionContext
@@ -485,8 +485,8 @@ class _Run:
 
             await run_pipeline(middleware, chat_context, call)
             result: Any = chat_context.result
-        else:
-            result = client.get_response(messages, stream=True, options=options)
+        else:  # the options are checked (see `_turns`)
+            result = checked_streamer(client)(messages, options)
         if isinstance(result, ChatResponse):  # middleware answered in place of the model
             for update in result.to_updates():
                 agent_update = self._agent_update(update)
