@@ -172,7 +172,7 @@ async def _invoke_one(
             True,
             False,
         )
-    return Content("function_result", call_id=call_id, result=result), False, terminate
+    return Content.from_function_result(call_id=call_id, result=result), False, terminate
 
 
 async def _call_through(
