@@ -9,8 +9,7 @@ while output retries last), and every model call and tool call against the usage
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Generator, Mapping, Sequence
-from contextlib import aclosing
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Generator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -196,21 +195,32 @@ class _Run:
                     yield step
                     step = steps.send(None)
                 elif isinstance(step, _ModelStream):
-                    response: ChatResponse | None = None
-                    model_stream = self._stream_model(
-                        step.messages, step.options, answer_only=step.answer_only
-                    )
+                    # streamed here, not in a generator of its own: one step less per chunk
+                    from_chat_update = AgentResponseUpdate.from_chat_update
+                    agent_id, author = self.agent_id, self.author_name
+                    chunks: list[ChatResponseUpdate] = []
                     try:
-                        async with aclosing(model_stream):
-                            async for item in model_stream:
-                                if isinstance(item, ChatResponse):
-                                    response = item
-                                else:
-                                    yield item
+                        answer, model_updates = await self._open_model_stream(step)
+                        try:
+                            async for chunk in model_updates:
+                                chunks.append(chunk)
+                                update = from_chat_update(
+                                    chunk, agent_id=agent_id, default_author=author
+                                )
+                                if step.answer_only:  # nothing will run its tool calls
+                                    _drop_calls(update)
+                                yield update
+                        finally:  # a caller that stops early must not leave it open
+                            await _close(model_updates)
+                        if answer is None:
+                            response_format = step.options.get("response_format")
+                            answer = ChatResponse.from_updates(
+                                chunks, response_format=response_format
+                            )
                     except BaseException as error:  # the turns see it where they waited
                         step = steps.throw(error)
                     else:
-                        step = steps.send(response)
+                        step = steps.send(answer)
                 else:
                     step = await _next_step(steps, step)
         except StopIteration:
@@ -466,50 +476,28 @@ class _Run:
         prompt = [Message("system", [instructions])] if instructions else []
         return [*prompt, *history, *context.input_messages]
 
-    async def _stream_model(
-        self, messages: list[Message], options: ChatOptions, *, answer_only: bool
-    ) -> AsyncGenerator[AgentResponseUpdate | ChatResponse, None]:
-        """One streamed model call: agent updates as they come, then the folded response.
-
-        With `answer_only`, tool calls are not passed on: nothing will run them.
-        """
+    async def _open_model_stream(
+        self, step: _ModelStream
+    ) -> tuple[ChatResponse | None, AsyncIterable[ChatResponseUpdate]]:
+        """Start one streamed model call: its updates, and the response when chat
+        middleware answered in place of the model (None: the updates fold into it)."""
         client = self.plan.client
         middleware = self.plan.chat_middleware
-        if middleware:
-            chat_context = ChatContext(
-                client=client, messages=messages, options=options, stream=True
-            )
+        if not middleware:  # the options are checked (see `_turns`)
+            return None, checked_streamer(client)(step.messages, step.options)
+        chat_context = ChatContext(
+            client=client, messages=step.messages, options=step.options, stream=True
+        )
 
-            async def call(ctx: ChatContext) -> None:
-                ctx.result = client.get_response(ctx.messages, stream=True, options=ctx.options)
+        async def call(ctx: ChatContext) -> None:
+            ctx.result = client.get_response(ctx.messages, stream=True, options=ctx.options)
 
-            await run_pipeline(middleware, chat_context, call)
-            result: Any = chat_context.result
-        else:  # the options are checked (see `_turns`)
-            result = checked_streamer(client)(messages, options)
-        if isinstance(result, ChatResponse):  # middleware answered in place of the model
-            for update in result.to_updates():
-                agent_update = self._agent_update(update)
-                if answer_only:
-                    _drop_calls(agent_update)
-                yield agent_update
-            yield result
-            return
-        updates: list[ChatResponseUpdate] = []
-        to_agent_update = self._agent_update
-        try:
-            async for update in result:
-                updates.append(update)
-                agent_update = to_agent_update(update)
-                if answer_only:
-                    _drop_calls(agent_update)
-                yield agent_update
-        finally:
-            # A caller that stops early must not leave the model's stream open.
-            close = getattr(result, "aclose", None)
-            if close is not None:
-                await close()
-        yield ChatResponse.from_updates(updates, response_format=options.get("response_format"))
+        await run_pipeline(middleware, chat_context, call)
+        result: Any = chat_context.result
+        if isinstance(result, ChatResponse):
+            answer: ChatResponse = result  # pyright: ignore[reportUnknownVariableType]
+            return answer, _replay(answer)
+        return None, result
 
     def _invoke(self, calls: list[Content]) -> Awaitable[ToolCallBatch]:
         if self.guard is not None:
@@ -542,11 +530,6 @@ class _Run:
                 if content.type == "function_call":
                     calls.append(content)
         return calls
-
-    def _agent_update(self, update: ChatResponseUpdate) -> AgentResponseUpdate:
-        return AgentResponseUpdate.from_chat_update(
-            update, agent_id=self.agent_id, default_author=self.author_name
-        )
 
     def _update(self, message: Message) -> AgentResponseUpdate:
         return AgentResponseUpdate(
@@ -608,6 +591,18 @@ async def _call_through(
 
     await run_pipeline(middleware, chat_context, call)
     return chat_context.result
+
+
+async def _replay(response: ChatResponse) -> AsyncIterator[ChatResponseUpdate]:
+    """The updates of a response chat middleware gave in place of the model's stream."""
+    for update in response.to_updates():
+        yield update
+
+
+async def _close(updates: AsyncIterable[ChatResponseUpdate]) -> None:
+    close = getattr(updates, "aclose", None)
+    if close is not None:
+        await close()
 
 
 def _drop_calls(update: AgentResponseUpdate) -> None:
