@@ -123,6 +123,7 @@ class _Run:
         "finish_reason",
         "function_invocation_kwargs",
         "guard",
+        "input_messages",
         "new_messages",
         "output_check",
         "plan",
@@ -145,12 +146,9 @@ class _Run:
         self.plan = plan
         self.user_session = session is not None
         self.session = session or AgentSession()
-        self.context = SessionContext(
-            session=self.session,
-            service_session_id=self.session.service_session_id,
-            input_messages=input_messages,
-            options=plan.options,
-        )
+        self.input_messages = input_messages
+        # what context providers see and shape; a run without providers makes none
+        self.context: SessionContext | None = None
         self.function_invocation_kwargs = function_invocation_kwargs
         self.stream = stream
         self.agent_id: str | None = getattr(plan.agent, "id", None)
@@ -179,8 +177,12 @@ class _Run:
             finish_reason=self.finish_reason,
             usage_details=self.usage,
             value=self.output_check.value if self.output_check is not None else None,
-            response_format=self.context.options.get("response_format"),
+            response_format=self._options().get("response_format"),
         )
+
+    def _options(self) -> ChatOptions:
+        """The run's options, as the context providers left them."""
+        return self.plan.options if self.context is None else self.context.options
 
     async def updates(self) -> AsyncIterator[AgentResponseUpdate]:
         """Carry out the run, yielding its updates (when streaming)."""
@@ -250,8 +252,8 @@ class _Run:
             pass
         if not providers:
             return self.response()
-        await self._after_turns(providers)
-        return self.context.response or self.response()
+        context = await self._after_turns(providers)
+        return context.response or self.response()
 
     def _consulted_providers(self) -> Sequence[ContextProvider]:
         """The context providers of this run: history is kept only in a session of the
@@ -267,32 +269,42 @@ class _Run:
     async def _before_turns(self, providers: Sequence[ContextProvider]) -> None:
         """Let the context providers shape the run, and gather its tools (loading those of
         tool sources)."""
-        plan, context, session = self.plan, self.context, self.session
-        for provider in providers:
-            state = session.state.setdefault(provider.source_id, {})
-            await provider.before_run(
-                agent=plan.agent, session=session, context=context, state=state
-            )
+        plan, session = self.plan, self.session
+        offered = self.tools
         if providers:
+            context = self.context = SessionContext(
+                session=session,
+                service_session_id=session.service_session_id,
+                input_messages=self.input_messages,
+                options=plan.options,
+            )
+            for provider in providers:
+                state = session.state.setdefault(provider.source_id, {})
+                await provider.before_run(
+                    agent=plan.agent, session=session, context=context, state=state
+                )
+            self.input_messages = context.input_messages
             self.compacting = [
                 p for p in providers if isinstance(p, HistoryProvider) and p.compaction is not None
             ]
-        offered = self.tools
-        if context.tools:
-            offered = [*offered, *normalize_tools(context.tools)]
+            if context.tools:
+                offered = [*offered, *normalize_tools(context.tools)]
         expanded = await expand_tool_sources(offered)
         if expanded is not plan.tools:  # tools came from providers or tool sources
             check_unique_tool_names(expanded)
         self.tools = expanded
 
-    async def _after_turns(self, providers: Sequence[ContextProvider]) -> None:
+    async def _after_turns(self, providers: Sequence[ContextProvider]) -> SessionContext:
+        """Let the context providers see the run's response; their context."""
         plan, context, session = self.plan, self.context, self.session
+        assert context is not None  # made by `_before_turns`
         context.response = self.response()
         for provider in reversed(providers):
             state = session.state.setdefault(provider.source_id, {})
             await provider.after_run(
                 agent=plan.agent, session=session, context=context, state=state
             )
+        return context
 
     def _turns(self) -> Generator[_Step, Any, None]:  # Any: sent values need no cast() call
         """The model and tool calls of the run, as steps for `respond()` or `updates()` to
@@ -413,12 +425,15 @@ class _Run:
     ) -> tuple[AuthorizationOutcome, ApprovalOutcome] | None:
         """Take the input's answers to earlier approval and authorization requests out of
         it, and what they mean; None when it answers none (nothing to resume)."""
-        context = self.context
-        if not _answers_requests(context.input_messages):
+        if not _answers_requests(self.input_messages):
             return None
-        granted = resolve_authorizations(context.input_messages, context.get_messages)
-        outcome = resolve_approvals(granted.messages, context.get_messages, self.tools, rules)
-        context.input_messages = outcome.messages
+        context = self.context
+        history = _no_history if context is None else context.get_messages
+        granted = resolve_authorizations(self.input_messages, history)
+        outcome = resolve_approvals(granted.messages, history, self.tools, rules)
+        self.input_messages = outcome.messages
+        if context is not None:  # the providers' after_run sees the input without them
+            context.input_messages = outcome.messages
         return granted, outcome
 
     async def _compact(self, messages: list[Message]) -> list[Message]:
@@ -466,15 +481,16 @@ class _Run:
     def _prompt(self) -> list[Message]:
         context = self.context
         instructions = self.plan.instructions
-        more = context.options.get("instructions")
-        if more or context.instructions:
-            parts = (instructions, more, *context.instructions)
+        more = self._options().get("instructions")
+        added = context.instructions if context is not None else ()
+        if more or added:
+            parts = (instructions, more, *added)
             instructions = "\n".join(text for text in parts if text)
         history: list[Message] = []
-        if context.context_messages and not self.session.service_session_id:
+        if context is not None and context.context_messages and not self.session.service_session_id:
             history = context.get_messages()  # unless the service keeps the conversation
         prompt = [Message("system", [instructions])] if instructions else []
-        return [*prompt, *history, *context.input_messages]
+        return [*prompt, *history, *self.input_messages]
 
     async def _open_model_stream(
         self, step: _ModelStream
@@ -627,6 +643,11 @@ def _limit_problem(config: FunctionInvocationConfiguration, limit: str, names: l
         "makes the tools fail (the tool results say), or raise the limit: "
         "FunctionInvocationConfiguration(max_consecutive_errors_per_request=...)"
     )
+
+
+def _no_history() -> list[Message]:
+    """The conversation before the input of a run without context providers: none."""
+    return []
 
 
 def has_history_provider(providers: Sequence[ContextProvider]) -> bool:
