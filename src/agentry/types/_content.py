@@ -64,10 +64,10 @@ def add_usage_details(
     first: UsageDetails | None, second: UsageDetails | None
 ) -> UsageDetails | None:
     """Add two usage records key by key; `None` counts as nothing."""
-    if first is None:
-        return None if second is None else UsageDetails(**second)
+    if first is None:  # a copy: dict() is quicker than UsageDetails(**...)
+        return None if second is None else cast("UsageDetails", dict(second))
     if second is None:
-        return UsageDetails(**first)
+        return cast("UsageDetails", dict(first))
     merged: dict[str, Any] = dict(first)
     for key, value in second.items():
         if isinstance(value, int):
