@@ -169,6 +169,7 @@ class _Run:
 
     def response(self) -> AgentResponse:
         """The run's messages as a response, for context providers' `after_run`."""
+        options = self.plan.options if self.context is None else self.context.options
         return AgentResponse(
             messages=[m for m in self.new_messages if m.contents],
             response_id=self.response_id,
@@ -177,12 +178,8 @@ class _Run:
             finish_reason=self.finish_reason,
             usage_details=self.usage,
             value=self.output_check.value if self.output_check is not None else None,
-            response_format=self._options().get("response_format"),
+            response_format=options.get("response_format"),
         )
-
-    def _options(self) -> ChatOptions:
-        """The run's options, as the context providers left them."""
-        return self.plan.options if self.context is None else self.context.options
 
     async def updates(self) -> AsyncIterator[AgentResponseUpdate]:
         """Carry out the run, yielding its updates (when streaming)."""
@@ -312,7 +309,7 @@ class _Run:
         update (streaming only) is passed on, and a `_ModelStream` is streamed."""
         plan = self.plan
         rules = approval_rules(plan.function_middleware) if plan.function_middleware else ()
-        answers = self._take_answers(rules)
+        answers = self._take_answers(rules) if _answers_requests(self.input_messages) else None
         conversation = self._prompt()
         sent = 0  # with a service-kept conversation, only messages after this index are sent
         if answers is not None and (answers[0].resumed or answers[1].resumed):
@@ -422,11 +419,9 @@ class _Run:
 
     def _take_answers(
         self, rules: Sequence[ApprovalRule]
-    ) -> tuple[AuthorizationOutcome, ApprovalOutcome] | None:
+    ) -> tuple[AuthorizationOutcome, ApprovalOutcome]:
         """Take the input's answers to earlier approval and authorization requests out of
-        it, and what they mean; None when it answers none (nothing to resume)."""
-        if not _answers_requests(self.input_messages):
-            return None
+        it, and what they mean."""
         context = self.context
         history = _no_history if context is None else context.get_messages
         granted = resolve_authorizations(self.input_messages, history)
@@ -481,7 +476,8 @@ class _Run:
     def _prompt(self) -> list[Message]:
         context = self.context
         instructions = self.plan.instructions
-        more = self._options().get("instructions")
+        options = self.plan.options if context is None else context.options
+        more = options.get("instructions")
         added = context.instructions if context is not None else ()
         if more or added:
             parts = (instructions, more, *added)

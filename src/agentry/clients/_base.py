@@ -302,22 +302,6 @@ def _is_async_generator_function(function: Callable[..., object]) -> bool:
 _BASE_GET_RESPONSE = BaseChatClient.get_response
 
 
-def _observes_chat_responses() -> bool:
-    """Whether the telemetry observer watches plain chat calls (the do-nothing one does not)."""
-    watch = type(get_telemetry_observer()).chat_response
-    return watch is not TelemetryObserver.chat_response
-
-
-def _observes_chat_streams() -> bool:
-    """Whether the telemetry observer watches streamed chat calls."""
-    watch = type(get_telemetry_observer()).chat_stream
-    return watch is not TelemetryObserver.chat_stream
-
-
-def _keeps_base_get_response(client: SupportsChatGetResponse) -> bool:
-    return getattr(type(client), "get_response", None) is _BASE_GET_RESPONSE
-
-
 def checked_responder(
     client: SupportsChatGetResponse,
 ) -> Callable[[list[Message], ChatOptions], Awaitable[ChatResponse]]:
@@ -325,9 +309,11 @@ def checked_responder(
     that has checked the keys of the options and hands over each list of `Message`s for
     good (an agent's run loop): a `BaseChatClient` that keeps the base `get_response` is
     spared checking and copying them again on every call."""
-    if _keeps_base_get_response(client):
+    if getattr(type(client), "get_response", None) is _BASE_GET_RESPONSE:
         base_client: BaseChatClient = client  # pyright: ignore[reportAssignmentType]  # checked above
-        if not base_client.middleware and not _observes_chat_responses():
+        # the do-nothing telemetry observer does not watch chat calls
+        watch = type(get_telemetry_observer()).chat_response
+        if not base_client.middleware and watch is TelemetryObserver.chat_response:
             return base_client._model_response  # pyright: ignore[reportPrivateUsage]  # its own module
         return base_client._checked_response  # pyright: ignore[reportPrivateUsage]  # its own module
 
@@ -345,9 +331,10 @@ def checked_streamer(
     loop): a `BaseChatClient` that keeps the base `get_response`, has no middleware and no
     observer of streams, hands out its model's updates without a `ResponseStream` around
     them (one step less per streamed chunk)."""
-    if _keeps_base_get_response(client):
+    if getattr(type(client), "get_response", None) is _BASE_GET_RESPONSE:
         base_client: BaseChatClient = client  # pyright: ignore[reportAssignmentType]  # checked above
-        if not base_client.middleware and not _observes_chat_streams():
+        watch = type(get_telemetry_observer()).chat_stream
+        if not base_client.middleware and watch is TelemetryObserver.chat_stream:
             return base_client._model_stream  # pyright: ignore[reportPrivateUsage]  # its own module
 
     def stream(messages: list[Message], options: ChatOptions) -> AsyncIterable[ChatResponseUpdate]:
