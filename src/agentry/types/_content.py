@@ -590,10 +590,11 @@ class Content:
         if self.type != other.type:
             return False
         if self.type == "text":
+            media_type = self.media_type
             return (
-                self.media_type == other.media_type
+                media_type == other.media_type
                 and self.name == other.name
-                and not _is_json_media_type(self.media_type)
+                and (media_type is None or not _is_json_media_type(media_type))
             )
         if self.type == "text_reasoning":
             # Protected data (a signature, encrypted reasoning) closes a reasoning block:
