@@ -9,6 +9,7 @@ from agentry import (
     AgentResponse,
     ChatContext,
     ChatMiddleware,
+    ChatResponse,
     FunctionInvocationContext,
     FunctionMiddleware,
     Message,
@@ -160,3 +161,36 @@ def test_unrecognisable_middleware_is_a_clear_error() -> None:
 
     with pytest.raises(MiddlewareError, match="cannot tell what kind of middleware"):
         Agent(client=ScriptedChatClient([]), middleware=[mystery])
+
+
+async def test_chat_middleware_can_answer_a_streamed_run_in_place_of_the_model() -> None:
+    @chat_middleware
+    async def cached(context: ChatContext, call_next: Any) -> None:
+        context.result = ChatResponse(
+            messages=[Message("assistant", ["from the cache"])], response_id="cached-1"
+        )
+
+    client = ScriptedChatClient(["from the model"])
+    agent = Agent(client=client, middleware=[cached])
+    stream = agent.run("x", stream=True)
+    texts = [update.text async for update in stream]
+    response = await stream.get_final_response()
+    assert texts == ["from the cache"]
+    assert (response.text, response.response_id) == ("from the cache", "cached-1")
+    assert client.remaining == 1  # the model was not asked
+
+
+async def test_a_streamed_run_through_chat_middleware_streams_the_model() -> None:
+    seen: list[bool] = []
+
+    @chat_middleware
+    async def spy(context: ChatContext, call_next: Any) -> None:
+        seen.append(context.stream)
+        await call_next()
+
+    client = ScriptedChatClient(["hello there"], chunk_size=4)
+    stream = Agent(client=client, middleware=[spy]).run("x", stream=True)
+    texts = [update.text async for update in stream]
+    assert texts == ["hell", "o th", "ere"]
+    assert (await stream.get_final_response()).text == "hello there"
+    assert seen == [True]

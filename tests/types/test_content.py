@@ -167,3 +167,25 @@ def test_streamed_reasoning_merges_until_its_protected_data_closes_it() -> None:
     # The next reasoning block (here a redacted one) stays apart, with its own data.
     assert not signed.can_merge(Content.from_text_reasoning("", protected_data="redacted"))
     assert not signed.can_merge(Content.from_text_reasoning("Then answer."))
+
+
+def _fields(content: Content) -> dict[str, object]:
+    return {name: getattr(content, name) for name in Content.__slots__}
+
+
+def test_text_and_result_factories_set_every_field_as_the_constructor_does() -> None:
+    error = ValueError("boom")
+    assert _fields(Content.from_text("hi")) == _fields(Content("text", text="hi"))
+    assert _fields(Content.from_function_result(call_id="c1", result=3, exception=error)) == (
+        _fields(Content("function_result", call_id="c1", result=3, exception=error))
+    )
+    marked = Content.from_text("hi", media_type="text/plain")
+    assert (marked.text, marked.media_type) == ("hi", "text/plain")
+
+
+def test_a_subclass_factory_builds_the_subclass() -> None:
+    class Marked(Content):
+        __slots__ = ()
+
+    assert type(Marked.from_text("hi")) is Marked
+    assert type(Marked.from_function_result(call_id="c1", result=1)) is Marked

@@ -265,24 +265,22 @@ class Agent(BaseAgent):
             providers, sessionless_providers = self._providers(), None
         else:  # history only, so a run without a session consults none
             providers, sessionless_providers = _ONLY_DEFAULT_HISTORY, ()
+        # in field order, not by keyword: a class called with keywords packs them into a
+        # dict and unpacks them again, which costs more than the rest of the plan
         plan = RunPlan(
-            agent=self,
-            client=self.client,
-            instructions=self.instructions,
-            tools=run_tools,
-            options=run_options,
-            providers=providers,
-            sessionless_providers=sessionless_providers,
-            chat_middleware=kinds["chat"],
-            function_middleware=kinds["function"],
-            config=self.function_invocation_configuration,
-            output_retries=(
-                self.output_retries if output_retries is None else _checked_retries(output_retries)
-            ),
-            usage_limits=self.usage_limits if usage_limits is None else usage_limits,
-            session_usage_limits=(
-                self.session_usage_limits if session_usage_limits is None else session_usage_limits
-            ),
+            self,
+            self.client,
+            self.instructions,
+            run_tools,
+            run_options,
+            providers,
+            kinds["chat"],
+            kinds["function"],
+            self.function_invocation_configuration,
+            self.output_retries if output_retries is None else _checked_retries(output_retries),
+            self.usage_limits if usage_limits is None else usage_limits,
+            self.session_usage_limits if session_usage_limits is None else session_usage_limits,
+            sessionless_providers,
         )
         input_messages = normalize_messages(messages)
         if not stream and not kinds["agent"]:  # the common case: no context to build

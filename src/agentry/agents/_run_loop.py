@@ -9,8 +9,7 @@ while output retries last), and every model call and tool call against the usage
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Generator, Mapping, Sequence
-from contextlib import aclosing
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Generator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -29,7 +28,7 @@ from agentry.agents._authorizations import (
 )
 from agentry.agents._output_check import OutputCheck
 from agentry.agents._usage_guard import UsageGuard
-from agentry.clients import BaseChatClient, checked_responder
+from agentry.clients import BaseChatClient, checked_responder, checked_streamer
 from agentry.errors import ToolLoopLimitError
 from agentry.middleware import AgentContext, ChatContext, MiddlewareFunction, run_pipeline
 from agentry.sessions import AgentSession, ContextProvider, HistoryProvider, SessionContext
@@ -124,6 +123,7 @@ class _Run:
         "finish_reason",
         "function_invocation_kwargs",
         "guard",
+        "input_messages",
         "new_messages",
         "output_check",
         "plan",
@@ -146,12 +146,9 @@ class _Run:
         self.plan = plan
         self.user_session = session is not None
         self.session = session or AgentSession()
-        self.context = SessionContext(
-            session=self.session,
-            service_session_id=self.session.service_session_id,
-            input_messages=input_messages,
-            options=plan.options,
-        )
+        self.input_messages = input_messages
+        # what context providers see and shape; a run without providers makes none
+        self.context: SessionContext | None = None
         self.function_invocation_kwargs = function_invocation_kwargs
         self.stream = stream
         self.agent_id: str | None = getattr(plan.agent, "id", None)
@@ -172,6 +169,7 @@ class _Run:
 
     def response(self) -> AgentResponse:
         """The run's messages as a response, for context providers' `after_run`."""
+        options = self.plan.options if self.context is None else self.context.options
         return AgentResponse(
             messages=[m for m in self.new_messages if m.contents],
             response_id=self.response_id,
@@ -180,7 +178,7 @@ class _Run:
             finish_reason=self.finish_reason,
             usage_details=self.usage,
             value=self.output_check.value if self.output_check is not None else None,
-            response_format=self.context.options.get("response_format"),
+            response_format=options.get("response_format"),
         )
 
     async def updates(self) -> AsyncIterator[AgentResponseUpdate]:
@@ -196,21 +194,32 @@ class _Run:
                     yield step
                     step = steps.send(None)
                 elif isinstance(step, _ModelStream):
-                    response: ChatResponse | None = None
-                    model_stream = self._stream_model(
-                        step.messages, step.options, answer_only=step.answer_only
-                    )
+                    # streamed here, not in a generator of its own: one step less per chunk
+                    from_chat_update = AgentResponseUpdate.from_chat_update
+                    agent_id, author = self.agent_id, self.author_name
+                    chunks: list[ChatResponseUpdate] = []
                     try:
-                        async with aclosing(model_stream):
-                            async for item in model_stream:
-                                if isinstance(item, ChatResponse):
-                                    response = item
-                                else:
-                                    yield item
+                        answer, model_updates = await self._open_model_stream(step)
+                        try:
+                            async for chunk in model_updates:
+                                chunks.append(chunk)
+                                update = from_chat_update(
+                                    chunk, agent_id=agent_id, default_author=author
+                                )
+                                if step.answer_only:  # nothing will run its tool calls
+                                    _drop_calls(update)
+                                yield update
+                        finally:  # a caller that stops early must not leave it open
+                            await _close(model_updates)
+                        if answer is None:
+                            response_format = step.options.get("response_format")
+                            answer = ChatResponse.from_updates(
+                                chunks, response_format=response_format
+                            )
                     except BaseException as error:  # the turns see it where they waited
                         step = steps.throw(error)
                     else:
-                        step = steps.send(response)
+                        step = steps.send(answer)
                 else:
                     step = await _next_step(steps, step)
         except StopIteration:
@@ -240,8 +249,8 @@ class _Run:
             pass
         if not providers:
             return self.response()
-        await self._after_turns(providers)
-        return self.context.response or self.response()
+        context = await self._after_turns(providers)
+        return context.response or self.response()
 
     def _consulted_providers(self) -> Sequence[ContextProvider]:
         """The context providers of this run: history is kept only in a session of the
@@ -257,32 +266,42 @@ class _Run:
     async def _before_turns(self, providers: Sequence[ContextProvider]) -> None:
         """Let the context providers shape the run, and gather its tools (loading those of
         tool sources)."""
-        plan, context, session = self.plan, self.context, self.session
-        for provider in providers:
-            state = session.state.setdefault(provider.source_id, {})
-            await provider.before_run(
-                agent=plan.agent, session=session, context=context, state=state
-            )
+        plan, session = self.plan, self.session
+        offered = self.tools
         if providers:
+            context = self.context = SessionContext(
+                session=session,
+                service_session_id=session.service_session_id,
+                input_messages=self.input_messages,
+                options=plan.options,
+            )
+            for provider in providers:
+                state = session.state.setdefault(provider.source_id, {})
+                await provider.before_run(
+                    agent=plan.agent, session=session, context=context, state=state
+                )
+            self.input_messages = context.input_messages
             self.compacting = [
                 p for p in providers if isinstance(p, HistoryProvider) and p.compaction is not None
             ]
-        offered = self.tools
-        if context.tools:
-            offered = [*offered, *normalize_tools(context.tools)]
+            if context.tools:
+                offered = [*offered, *normalize_tools(context.tools)]
         expanded = await expand_tool_sources(offered)
         if expanded is not plan.tools:  # tools came from providers or tool sources
             check_unique_tool_names(expanded)
         self.tools = expanded
 
-    async def _after_turns(self, providers: Sequence[ContextProvider]) -> None:
+    async def _after_turns(self, providers: Sequence[ContextProvider]) -> SessionContext:
+        """Let the context providers see the run's response; their context."""
         plan, context, session = self.plan, self.context, self.session
+        assert context is not None  # made by `_before_turns`
         context.response = self.response()
         for provider in reversed(providers):
             state = session.state.setdefault(provider.source_id, {})
             await provider.after_run(
                 agent=plan.agent, session=session, context=context, state=state
             )
+        return context
 
     def _turns(self) -> Generator[_Step, Any, None]:  # Any: sent values need no cast() call
         """The model and tool calls of the run, as steps for `respond()` or `updates()` to
@@ -290,7 +309,7 @@ class _Run:
         update (streaming only) is passed on, and a `_ModelStream` is streamed."""
         plan = self.plan
         rules = approval_rules(plan.function_middleware) if plan.function_middleware else ()
-        answers = self._take_answers(rules)
+        answers = self._take_answers(rules) if _answers_requests(self.input_messages) else None
         conversation = self._prompt()
         sent = 0  # with a service-kept conversation, only messages after this index are sent
         if answers is not None and (answers[0].resumed or answers[1].resumed):
@@ -400,15 +419,16 @@ class _Run:
 
     def _take_answers(
         self, rules: Sequence[ApprovalRule]
-    ) -> tuple[AuthorizationOutcome, ApprovalOutcome] | None:
+    ) -> tuple[AuthorizationOutcome, ApprovalOutcome]:
         """Take the input's answers to earlier approval and authorization requests out of
-        it, and what they mean; None when it answers none (nothing to resume)."""
+        it, and what they mean."""
         context = self.context
-        if not _answers_requests(context.input_messages):
-            return None
-        granted = resolve_authorizations(context.input_messages, context.get_messages)
-        outcome = resolve_approvals(granted.messages, context.get_messages, self.tools, rules)
-        context.input_messages = outcome.messages
+        history = _no_history if context is None else context.get_messages
+        granted = resolve_authorizations(self.input_messages, history)
+        outcome = resolve_approvals(granted.messages, history, self.tools, rules)
+        self.input_messages = outcome.messages
+        if context is not None:  # the providers' after_run sees the input without them
+            context.input_messages = outcome.messages
         return granted, outcome
 
     async def _compact(self, messages: list[Message]) -> list[Message]:
@@ -456,60 +476,40 @@ class _Run:
     def _prompt(self) -> list[Message]:
         context = self.context
         instructions = self.plan.instructions
-        more = context.options.get("instructions")
-        if more or context.instructions:
-            parts = (instructions, more, *context.instructions)
+        options = self.plan.options if context is None else context.options
+        more = options.get("instructions")
+        added = context.instructions if context is not None else ()
+        if more or added:
+            parts = (instructions, more, *added)
             instructions = "\n".join(text for text in parts if text)
         history: list[Message] = []
-        if context.context_messages and not self.session.service_session_id:
+        if context is not None and context.context_messages and not self.session.service_session_id:
             history = context.get_messages()  # unless the service keeps the conversation
         prompt = [Message("system", [instructions])] if instructions else []
-        return [*prompt, *history, *context.input_messages]
+        return [*prompt, *history, *self.input_messages]
 
-    async def _stream_model(
-        self, messages: list[Message], options: ChatOptions, *, answer_only: bool
-    ) -> AsyncGenerator[AgentResponseUpdate | ChatResponse, None]:
-        """One streamed model call: agent updates as they come, then the folded response.
-
-        With `answer_only`, tool calls are not passed on: nothing will run them.
-        """
+    async def _open_model_stream(
+        self, step: _ModelStream
+    ) -> tuple[ChatResponse | None, AsyncIterable[ChatResponseUpdate]]:
+        """Start one streamed model call: its updates, and the response when chat
+        middleware answered in place of the model (None: the updates fold into it)."""
         client = self.plan.client
         middleware = self.plan.chat_middleware
-        if middleware:
-            chat_context = ChatContext(
-                client=client, messages=messages, options=options, stream=True
-            )
+        if not middleware:  # the options are checked (see `_turns`)
+            return None, checked_streamer(client)(step.messages, step.options)
+        chat_context = ChatContext(
+            client=client, messages=step.messages, options=step.options, stream=True
+        )
 
-            async def call(ctx: ChatContext) -> None:
-                ctx.result = client.get_response(ctx.messages, stream=True, options=ctx.options)
+        async def call(ctx: ChatContext) -> None:
+            ctx.result = client.get_response(ctx.messages, stream=True, options=ctx.options)
 
-            await run_pipeline(middleware, chat_context, call)
-            result: Any = chat_context.result
-        else:
-            result = client.get_response(messages, stream=True, options=options)
-        if isinstance(result, ChatResponse):  # middleware answered in place of the model
-            for update in result.to_updates():
-                agent_update = self._agent_update(update)
-                if answer_only:
-                    _drop_calls(agent_update)
-                yield agent_update
-            yield result
-            return
-        updates: list[ChatResponseUpdate] = []
-        to_agent_update = self._agent_update
-        try:
-            async for update in result:
-                updates.append(update)
-                agent_update = to_agent_update(update)
-                if answer_only:
-                    _drop_calls(agent_update)
-                yield agent_update
-        finally:
-            # A caller that stops early must not leave the model's stream open.
-            close = getattr(result, "aclose", None)
-            if close is not None:
-                await close()
-        yield ChatResponse.from_updates(updates, response_format=options.get("response_format"))
+        await run_pipeline(middleware, chat_context, call)
+        result: Any = chat_context.result
+        if isinstance(result, ChatResponse):
+            answer: ChatResponse = result  # pyright: ignore[reportUnknownVariableType]
+            return answer, _replay(answer)
+        return None, result
 
     def _invoke(self, calls: list[Content]) -> Awaitable[ToolCallBatch]:
         if self.guard is not None:
@@ -542,11 +542,6 @@ class _Run:
                 if content.type == "function_call":
                     calls.append(content)
         return calls
-
-    def _agent_update(self, update: ChatResponseUpdate) -> AgentResponseUpdate:
-        return AgentResponseUpdate.from_chat_update(
-            update, agent_id=self.agent_id, default_author=self.author_name
-        )
 
     def _update(self, message: Message) -> AgentResponseUpdate:
         return AgentResponseUpdate(
@@ -610,6 +605,18 @@ async def _call_through(
     return chat_context.result
 
 
+async def _replay(response: ChatResponse) -> AsyncIterator[ChatResponseUpdate]:
+    """The updates of a response chat middleware gave in place of the model's stream."""
+    for update in response.to_updates():
+        yield update
+
+
+async def _close(updates: AsyncIterable[ChatResponseUpdate]) -> None:
+    close = getattr(updates, "aclose", None)
+    if close is not None:
+        await close()
+
+
 def _drop_calls(update: AgentResponseUpdate) -> None:
     """Leave the tool calls out of `update` (its contents list is the chat update's)."""
     if any(c.type == "function_call" for c in update.contents):
@@ -632,6 +639,11 @@ def _limit_problem(config: FunctionInvocationConfiguration, limit: str, names: l
         "makes the tools fail (the tool results say), or raise the limit: "
         "FunctionInvocationConfiguration(max_consecutive_errors_per_request=...)"
     )
+
+
+def _no_history() -> list[Message]:
+    """The conversation before the input of a run without context providers: none."""
+    return []
 
 
 def has_history_provider(providers: Sequence[ContextProvider]) -> bool:

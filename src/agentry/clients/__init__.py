@@ -7,7 +7,7 @@ What provider clients share is here too: `agentry.clients.wire_format` (tools, t
 response formats) and `agentry.clients.sdk_errors` (SDK errors as `ChatClientError`s).
 """
 
-from agentry.clients._base import BaseChatClient, checked_responder
+from agentry.clients._base import BaseChatClient, checked_responder, checked_streamer
 from agentry.clients._fallback import ANSWERED_BY, FallbackChatClient, FallbackOn
 from agentry.clients.scripted import RecordedCall, ScriptedChatClient
 from agentry.protocols import SupportsChatGetResponse
@@ -21,4 +21,5 @@ __all__ = [
     "ScriptedChatClient",
     "SupportsChatGetResponse",
     "checked_responder",
+    "checked_streamer",
 ]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import inspect
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from agentry.clients._retrying import RetriedStream, retry_response
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from agentry.sessions import ContextProvider
     from agentry.tools import FunctionInvocationConfiguration
 
-__all__ = ["BaseChatClient", "checked_responder"]
+__all__ = ["BaseChatClient", "checked_responder", "checked_streamer"]
 
 
 class BaseChatClient:
@@ -302,12 +302,6 @@ def _is_async_generator_function(function: Callable[..., object]) -> bool:
 _BASE_GET_RESPONSE = BaseChatClient.get_response
 
 
-def _observes_chat_responses() -> bool:
-    """Whether the telemetry observer watches plain chat calls (the do-nothing one does not)."""
-    watch = type(get_telemetry_observer()).chat_response
-    return watch is not TelemetryObserver.chat_response
-
-
 def checked_responder(
     client: SupportsChatGetResponse,
 ) -> Callable[[list[Message], ChatOptions], Awaitable[ChatResponse]]:
@@ -317,7 +311,9 @@ def checked_responder(
     spared checking and copying them again on every call."""
     if getattr(type(client), "get_response", None) is _BASE_GET_RESPONSE:
         base_client: BaseChatClient = client  # pyright: ignore[reportAssignmentType]  # checked above
-        if not base_client.middleware and not _observes_chat_responses():
+        # the do-nothing telemetry observer does not watch chat calls
+        watch = type(get_telemetry_observer()).chat_response
+        if not base_client.middleware and watch is TelemetryObserver.chat_response:
             return base_client._model_response  # pyright: ignore[reportPrivateUsage]  # its own module
         return base_client._checked_response  # pyright: ignore[reportPrivateUsage]  # its own module
 
@@ -325,3 +321,23 @@ def checked_responder(
         return client.get_response(messages, options=options)
 
     return respond
+
+
+def checked_streamer(
+    client: SupportsChatGetResponse,
+) -> Callable[[list[Message], ChatOptions], AsyncIterable[ChatResponseUpdate]]:
+    """A function that streams `client.get_response(messages, stream=True, options=options)`,
+    for a caller that has checked the options and folds the updates itself (an agent's run
+    loop): a `BaseChatClient` that keeps the base `get_response`, has no middleware and no
+    observer of streams, hands out its model's updates without a `ResponseStream` around
+    them (one step less per streamed chunk)."""
+    if getattr(type(client), "get_response", None) is _BASE_GET_RESPONSE:
+        base_client: BaseChatClient = client  # pyright: ignore[reportAssignmentType]  # checked above
+        watch = type(get_telemetry_observer()).chat_stream
+        if not base_client.middleware and watch is TelemetryObserver.chat_stream:
+            return base_client._model_stream  # pyright: ignore[reportPrivateUsage]  # its own module
+
+    def stream(messages: list[Message], options: ChatOptions) -> AsyncIterable[ChatResponseUpdate]:
+        return client.get_response(messages, stream=True, options=options)
+
+    return stream

@@ -132,16 +132,21 @@ class ScriptedChatClient(BaseChatClient):
 
     # endregion
 
-    async def _next(self, messages: list[Message], options: ChatOptions, stream: bool) -> Any:
+    def _take(self, messages: list[Message], options: ChatOptions, stream: bool) -> object:
+        """Record the call and take the next item of the script, as it was scripted."""
         self.calls.append(RecordedCall(list(messages), options, stream))
-        if self.delay:
-            await asyncio.sleep(self.delay)
         if not self._script:
             raise ScriptExhaustedError(
                 f"ScriptedChatClient has no response left for call {len(self.calls)}; "
                 "add more with ScriptedChatClient([...]) or client.add(...)"
             )
-        item: object = self._script.popleft()
+        return self._script.popleft()
+
+    async def _settle(self, item: object, messages: list[Message], options: ChatOptions) -> object:
+        """The answer `item` gives after the delay: a function's item once it is called;
+        an exception is raised."""
+        if self.delay:
+            await asyncio.sleep(self.delay)
         while callable(item) and not isinstance(item, type):
             item = item(list(messages), options)
             if inspect.isawaitable(item):
@@ -153,18 +158,20 @@ class ScriptedChatClient(BaseChatClient):
     async def _inner_get_response(
         self, *, messages: list[Message], options: ChatOptions
     ) -> ChatResponse:
-        item = await self._next(messages, options, stream=False)
-        if isinstance(item, (list, tuple)):
-            updates = cast("Sequence[ChatResponseUpdate]", item)
-            return ChatResponse.from_updates(
-                updates, response_format=options.get("response_format")
-            )
+        item = self._take(messages, options, stream=False)
+        if self.delay or type(item) is not ChatResponse:  # else a response, as it is
+            item = await self._settle(item, messages, options)
+            if isinstance(item, (list, tuple)):
+                updates = cast("Sequence[ChatResponseUpdate]", item)
+                return ChatResponse.from_updates(
+                    updates, response_format=options.get("response_format")
+                )
         return self._as_response(item)
 
     async def _inner_get_streaming_response(
         self, *, messages: list[Message], options: ChatOptions
     ) -> AsyncIterator[ChatResponseUpdate]:
-        item = await self._next(messages, options, stream=True)
+        item = await self._settle(self._take(messages, options, stream=True), messages, options)
         if isinstance(item, (list, tuple)):
             for update in cast("Sequence[ChatResponseUpdate]", item):
                 yield update

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
@@ -25,9 +26,16 @@ class ToolSource(Protocol):
 def has_tool_sources(tools: list[Any]) -> bool:
     """Whether one of `tools` is a tool source."""
     for tool in tools:  # noqa: SIM110  # a loop is quicker than any(), and every run asks
-        if getattr(type(tool), "load_tools", None) is not None:  # pyright: ignore[reportUnknownArgumentType]
+        if _loads_tools(type(tool)):  # pyright: ignore[reportUnknownArgumentType]
             return True
     return False
+
+
+@functools.cache
+def _loads_tools(kind: type) -> bool:
+    """Whether objects of class `kind` are tool sources (remembered: asking a class for
+    an attribute it lacks raises and formats an error inside getattr, on every run)."""
+    return getattr(kind, "load_tools", None) is not None
 
 
 async def expand_tool_sources(tools: list[Any]) -> list[Any]:

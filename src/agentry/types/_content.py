@@ -64,10 +64,10 @@ def add_usage_details(
     first: UsageDetails | None, second: UsageDetails | None
 ) -> UsageDetails | None:
     """Add two usage records key by key; `None` counts as nothing."""
-    if first is None:
-        return None if second is None else UsageDetails(**second)
+    if first is None:  # a copy: dict() is quicker than UsageDetails(**...)
+        return None if second is None else cast("UsageDetails", dict(second))
     if second is None:
-        return UsageDetails(**first)
+        return cast("UsageDetails", dict(first))
     merged: dict[str, Any] = dict(first)
     for key, value in second.items():
         if isinstance(value, int):
@@ -221,7 +221,11 @@ class Content:
     @classmethod
     def from_text(cls, text: str, **kwargs: Any) -> Self:
         """Plain text."""
-        return cls("text", text=text, **kwargs)
+        if kwargs or cls is not Content:
+            return cls("text", text=text, **kwargs)
+        content = _unset_content("text")
+        content.text = text
+        return content  # pyright: ignore[reportReturnType]  # cls is Content
 
     @classmethod
     def from_text_reasoning(cls, text: str, **kwargs: Any) -> Self:
@@ -333,7 +337,15 @@ class Content:
         **kwargs: Any,
     ) -> Self:
         """The result of a tool call, sent back to the model."""
-        return cls("function_result", call_id=call_id, result=result, exception=exception, **kwargs)
+        if kwargs or cls is not Content:
+            return cls(
+                "function_result", call_id=call_id, result=result, exception=exception, **kwargs
+            )
+        content = _unset_content("function_result")
+        content.call_id = call_id
+        content.result = result
+        content.exception = exception
+        return content  # pyright: ignore[reportReturnType]  # cls is Content
 
     @classmethod
     def from_usage(cls, usage_details: UsageDetails, **kwargs: Any) -> Self:
@@ -578,10 +590,11 @@ class Content:
         if self.type != other.type:
             return False
         if self.type == "text":
+            media_type = self.media_type
             return (
-                self.media_type == other.media_type
+                media_type == other.media_type
                 and self.name == other.name
-                and not _is_json_media_type(self.media_type)
+                and (media_type is None or not _is_json_media_type(media_type))
             )
         if self.type == "text_reasoning":
             # Protected data (a signature, encrypted reasoning) closes a reasoning block:
@@ -653,6 +666,23 @@ class Content:
             if getattr(self, field) is not None
         )
         return f"Content(type={self.type!r}{', ' if shown else ''}{shown})"
+
+
+def _unset_content(content_type: ContentType) -> Content:
+    """A `Content` of `content_type` with every other field None, as `Content(content_type)`
+    builds it but without filling twenty keyword defaults (the costly part of a call of the
+    constructor; a run makes a few contents per turn)."""
+    content = _new_object(Content)
+    content.type = content_type
+    content.text = content.uri = content.media_type = content.call_id = content.name = None
+    content.arguments = content.result = content.exception = content.message = None
+    content.error_code = content.usage_details = content.id = content.function_call = None
+    content.approved = content.protected_data = content.scheme = content.flow = None
+    content.credentials = content.additional_properties = content.raw_representation = None
+    return content
+
+
+_new_object = object.__new__
 
 
 def content_from_stored(data: Mapping[str, Any]) -> Content:

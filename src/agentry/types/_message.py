@@ -26,14 +26,14 @@ def to_contents(contents: Iterable[Content | str] | Content | str | None) -> lis
     if contents is None:
         return []
     if isinstance(contents, str):
-        return [Content("text", text=contents)]
+        return [Content.from_text(contents)]
     if isinstance(contents, Content):
         return [contents]
     if type(contents) in _LIST:
         listed: list[Content] = contents  # pyright: ignore[reportAssignmentType]
         if _ONLY_CONTENT.issuperset(map(type, listed)):  # the common case, no Python loop
             return listed.copy()
-    return [Content("text", text=c) if isinstance(c, str) else c for c in contents]
+    return [Content.from_text(c) if isinstance(c, str) else c for c in contents]
 
 
 @stored_fields
@@ -84,9 +84,14 @@ class Message(SerializationMixin):
         if role not in _ROLES:
             raise ValueError(_role_problem(role, contents))
         self.role = role
-        self.contents = to_contents(contents)
+        # a list of contents, the common case, is copied here: a call of to_contents costs more
+        listed: list[Content] = contents  # pyright: ignore[reportAssignmentType]  # if a list
+        if type(listed) in _LIST and _ONLY_CONTENT.issuperset(map(type, listed)):
+            self.contents = listed.copy()
+        else:
+            self.contents = to_contents(contents)
         if text is not None:
-            self.contents.append(Content("text", text=text))
+            self.contents.append(Content.from_text(text))
         self.author_name = author_name
         self.message_id = message_id
         self.additional_properties = additional_properties
@@ -159,7 +164,7 @@ def normalize_messages(messages: AgentRunInputs | None) -> list[Message]:
         if _ONLY_MESSAGE.issuperset(map(type, listed)):
             return listed.copy()
     if isinstance(messages, str):
-        return [Message("user", Content("text", text=messages))]
+        return [Message("user", [Content.from_text(messages)])]
     if isinstance(messages, Message):
         return [messages]
     if isinstance(messages, Content):
@@ -169,7 +174,7 @@ def normalize_messages(messages: AgentRunInputs | None) -> list[Message]:
         if isinstance(item, Message):
             result.append(item)
         elif isinstance(item, str):
-            result.append(Message("user", [Content("text", text=item)]))
+            result.append(Message("user", [Content.from_text(item)]))
         else:
             result.append(Message("user", [item]))
     return result
