@@ -80,6 +80,7 @@ class LoadedModel:
         is_end_of_generation: Whether a token ends the model's turn.
         load_seconds: How long loading took.
         llama_cpp: The `llama_cpp` module, for its samplers.
+        vocab: The model's `llama_vocab` pointer.
     """
 
     llama: LlamaModel
@@ -88,13 +89,15 @@ class LoadedModel:
     is_end_of_generation: Callable[[int], bool]
     load_seconds: float
     llama_cpp: ModuleType
+    vocab: object
 
     def sampler(
         self, settings: SamplingSettings, *, seed: int, grammar: str | None
     ) -> TokenSampler:
         """A new token sampler on this model (see `TokenSampler`); close it after use."""
-        vocab = cast("Any", self.llama)._model.vocab
-        return TokenSampler(self.llama_cpp, self.llama, vocab, settings, seed=seed, grammar=grammar)
+        return TokenSampler(
+            self.llama_cpp, self.llama, self.vocab, settings, seed=seed, grammar=grammar
+        )
 
 
 def load_model(
@@ -139,13 +142,15 @@ def load_model(
     def format_prompt(messages: list[dict[str, str]]) -> str:
         return cast("str", formatter(messages=messages).prompt)
 
-    vocab = cast("Any", llama)._model.vocab
+    vocab: object = cast("Any", llama)._model.vocab
     is_eog = cast("Callable[[Any, int], bool]", llama_cpp.llama_vocab_is_eog)
 
     def is_end_of_generation(token: int) -> bool:
         return bool(is_eog(vocab, token))
 
-    return LoadedModel(llama, path, format_prompt, is_end_of_generation, load_seconds, llama_cpp)
+    return LoadedModel(
+        llama, path, format_prompt, is_end_of_generation, load_seconds, llama_cpp, vocab
+    )
 
 
 def _free_before_exit(llama: LlamaModel) -> None:
