@@ -1,22 +1,21 @@
 """The core benchmark's scenarios through the public API alone, timed in this process.
 
-Run as a script (`python _core_scenarios.py ROUNDS`) with some checkout's `src` on the
-path; it prints one JSON object: each scenario's best mean time per run, in seconds. It
-imports nothing but `agentry`, so `against_ref` can time an older checkout with it too;
-`core` times the same runs against bare Python.
+`python -m benchmarks._core_scenarios ROUNDS`, with some checkout's `src` first on the
+path, prints one JSON object: each scenario's best mean time per run, in seconds. It uses
+nothing of `agentry` but its public API, so `against_ref` can time an older checkout with
+it too; `core` times the same runs against bare Python.
 """
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import json
 import sys
-import time
 from collections.abc import Awaitable, Callable
 
 from agentry import Agent, ChatResponseUpdate, tool
 from agentry.clients.scripted import ScriptedChatClient
+from benchmarks._timing import best_of
 
 Run = Callable[[], Awaitable[None]]
 """One run of a scenario, to await."""
@@ -93,24 +92,9 @@ SCENARIOS = {
 """Each scenario: what builds its run, and how many runs a round times."""
 
 
-async def _best(make: Callable[[], Run], size: int, rounds: int) -> float:
-    run = make()
-    for _ in range(3):
-        await run()
-    best = float("inf")
-    for _ in range(rounds):
-        started = time.perf_counter()
-        for _ in range(size):
-            await run()
-        best = min(best, (time.perf_counter() - started) / size)
-    return best
-
-
 def main(rounds: int) -> None:
     """Print each scenario's best time per run over `rounds` rounds, as JSON."""
-    times = {
-        name: asyncio.run(_best(make, size, rounds)) for name, (make, size) in SCENARIOS.items()
-    }
+    times = {name: best_of(rounds, size, make()) for name, (make, size) in SCENARIOS.items()}
     print(json.dumps(times))
 
 

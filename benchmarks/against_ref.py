@@ -19,14 +19,15 @@ from pathlib import Path
 
 __all__ = ["main"]
 
-_HERE = Path(__file__).resolve().parent
-_SCENARIOS = _HERE / "_core_scenarios.py"
+_ROOT = Path(__file__).resolve().parent.parent
 
 
 def _time_checkout(src: Path, rounds: int) -> dict[str, float]:
-    environment = {**os.environ, "PYTHONPATH": str(src)}
+    """The scenarios' times with the `agentry` of `src` (this checkout's benchmarks)."""
+    environment = {**os.environ, "PYTHONPATH": os.pathsep.join((str(src), str(_ROOT)))}
     out = subprocess.run(
-        [sys.executable, str(_SCENARIOS), str(rounds)],
+        [sys.executable, "-m", "benchmarks._core_scenarios", str(rounds)],
+        cwd=_ROOT,
         env=environment,
         capture_output=True,
         text=True,
@@ -57,17 +58,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--turns", type=int, default=4, help="processes per checkout")
     parser.add_argument("--rounds", type=int, default=3, help="timed rounds per process")
     arguments = parser.parse_args(argv)
-    root = _HERE.parent
     with tempfile.TemporaryDirectory(prefix="agentry-ref-") as parent:
         tree = Path(parent) / "tree"
         subprocess.run(
-            ["git", "-C", str(root), "worktree", "add", "--detach", str(tree), arguments.ref],
+            ["git", "-C", str(_ROOT), "worktree", "add", "--detach", str(tree), arguments.ref],
             check=True,
             capture_output=True,
         )
         try:
             _compare(
-                root / "src",
+                _ROOT / "src",
                 tree / "src",
                 arguments.ref,
                 turns=arguments.turns,
@@ -75,7 +75,7 @@ def main(argv: list[str] | None = None) -> None:
             )
         finally:
             subprocess.run(
-                ["git", "-C", str(root), "worktree", "remove", "--force", str(tree)],
+                ["git", "-C", str(_ROOT), "worktree", "remove", "--force", str(tree)],
                 check=True,
                 capture_output=True,
             )
