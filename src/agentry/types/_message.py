@@ -84,12 +84,7 @@ class Message(SerializationMixin):
         if role not in _ROLES:
             raise ValueError(_role_problem(role, contents))
         self.role = role
-        # a list of contents, the common case, is copied here: a call of to_contents costs more
-        listed: list[Content] = contents  # pyright: ignore[reportAssignmentType]  # if a list
-        if type(listed) in _LIST and _ONLY_CONTENT.issuperset(map(type, listed)):
-            self.contents = listed.copy()
-        else:
-            self.contents = to_contents(contents)
+        self.contents = to_contents(contents)
         if text is not None:
             self.contents.append(Content.from_text(text))
         self.author_name = author_name
