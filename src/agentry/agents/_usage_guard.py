@@ -58,7 +58,8 @@ class UsageCounter:
     or of tool calls, which come before any response is counted) mends them.
     Each limit is a cap per unit (a unit without a limit has a cap no count reaches), so
     each check is a few comparisons written out, whatever limits are set; which limit was
-    reached is worked out only when one is.
+    reached is worked out only when one is. The run's own caps are compared once per
+    response: one that is reached refuses the next request.
     """
 
     requests: int
@@ -68,6 +69,7 @@ class UsageCounter:
     total_tokens: int
     _caps: tuple[int, int, int, int, int]
     _limits: UsageLimits | None
+    _refused: bool
     _session: dict[str, int] | None
     _session_caps: tuple[int, int, int, int, int]
     _session_limits: UsageLimits | None
@@ -76,6 +78,7 @@ class UsageCounter:
     __slots__ = (
         "_caps",
         "_limits",
+        "_refused",
         "_session",
         "_session_caps",
         "_session_limits",
@@ -98,7 +101,9 @@ class UsageCounter:
         self.requests = self.tool_calls = 0
         self.input_tokens = self.output_tokens = self.total_tokens = 0
         self._limits = limits
-        self._caps = _NO_CAPS if limits is None else limits.caps
+        self._caps = caps = _NO_CAPS if limits is None else limits.caps
+        requests_cap, _, input_cap, output_cap, total_cap = caps
+        self._refused = not (requests_cap and input_cap and output_cap and total_cap)
         self._session_limits = session_limits
         self._session = None
         if session_limits is not None:
@@ -124,15 +129,8 @@ class UsageCounter:
     def before_request(self) -> None:
         """Raise if one more model request would break a limit: the request limit, or a
         token limit the tokens already spent have reached."""
-        if self._limits is not None:  # without run limits, only the session's are checked
-            requests_cap, _, input_cap, output_cap, total_cap = self._caps
-            if (
-                self.requests >= requests_cap
-                or self.input_tokens >= input_cap
-                or self.output_tokens >= output_cap
-                or self.total_tokens >= total_cap
-            ):
-                raise self._reached(_REACHED_BEFORE_REQUEST, asked=1)
+        if self._refused:
+            raise self._reached(_REACHED_BEFORE_REQUEST, asked=1)
         session = self._session
         if session is not None:
             requests_cap, _, input_cap, output_cap, total_cap = self._session_caps
@@ -184,13 +182,19 @@ class UsageCounter:
         except (KeyError, TypeError):  # no usage, or part of it
             self.after_response(_all_counts(usage_details))
             return
-        self.requests += 1
+        self.requests = requests = self.requests + 1
         self.input_tokens = input_tokens
         self.output_tokens = output_tokens
         self.total_tokens = total_tokens
         passed = False
-        if self._limits is not None:
-            _, _, input_cap, output_cap, total_cap = self._caps
+        requests_cap, _, input_cap, output_cap, total_cap = self._caps
+        if (
+            requests >= requests_cap
+            or input_tokens >= input_cap
+            or output_tokens >= output_cap
+            or total_tokens >= total_cap
+        ):  # a run limit is reached: it refuses the next request, if a count is not past it
+            self._refused = True
             passed = (
                 input_tokens > input_cap or output_tokens > output_cap or total_tokens > total_cap
             )
