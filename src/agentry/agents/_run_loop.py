@@ -362,7 +362,7 @@ class _Run(UsageCounter):
                 call_options["tools"] = list(self.tools)
                 if not tools_allowed:
                     call_options["tool_choice"] = "none"
-            if self.counting:
+            if self.counting and self.checks_requests:
                 self.before_request()
             to_send = conversation[sent:]
             if self.compacting and not (sent or self.session.service_session_id):

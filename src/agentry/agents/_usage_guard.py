@@ -62,6 +62,9 @@ class UsageCounter:
     response: one that is reached refuses the next request.
     """
 
+    checks_requests: bool
+    """Whether `before_request` can refuse the next request (when it cannot, it need not be
+    called): a run limit has been reached, or the session's counts are to be read."""
     requests: int
     tool_calls: int
     input_tokens: int
@@ -83,6 +86,7 @@ class UsageCounter:
         "_session_caps",
         "_session_limits",
         "_state",
+        "checks_requests",
         "input_tokens",
         "output_tokens",
         "requests",
@@ -101,9 +105,12 @@ class UsageCounter:
         self.requests = self.tool_calls = 0
         self.input_tokens = self.output_tokens = self.total_tokens = 0
         self._limits = limits
-        self._caps = caps = _NO_CAPS if limits is None else limits.caps
-        requests_cap, _, input_cap, output_cap, total_cap = caps
-        self._refused = not (requests_cap and input_cap and output_cap and total_cap)
+        if limits is None:
+            self._caps = _NO_CAPS
+            self._refused = False
+        else:
+            self._caps = limits.caps
+            self._refused = limits.forbids_requests
         self._session_limits = session_limits
         self._session = None
         if session_limits is not None:
@@ -114,6 +121,7 @@ class UsageCounter:
             # Taken as it is: damaged counts fail the first check, which mends them.
             self._session = counts  # pyright: ignore[reportAttributeAccessIssue]
             self._session_caps = session_limits.caps
+        self.checks_requests = self._refused or session_limits is not None
 
     @property
     def spent(self) -> dict[str, int]:
@@ -194,7 +202,7 @@ class UsageCounter:
             or output_tokens >= output_cap
             or total_tokens >= total_cap
         ):  # a run limit is reached: it refuses the next request, if a count is not past it
-            self._refused = True
+            self._refused = self.checks_requests = True
             passed = (
                 input_tokens > input_cap or output_tokens > output_cap or total_tokens > total_cap
             )
