@@ -49,7 +49,8 @@ class UsageCounter:
     """Usage counted against a run's limits and its session's.
 
     A run counts its own usage as one (`_Run` is a `UsageCounter`: a separate object made
-    for every run cost more than all of its checks); `UsageGuard` is one standing alone.
+    for every run cost about as much as all of its checks); `UsageGuard` is one standing
+    alone.
     Nothing is counted until `start_counting` is called.
 
     With session limits, the session's counts live in `state[SESSION_USAGE_KEY]` (plain
