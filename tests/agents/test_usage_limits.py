@@ -131,6 +131,47 @@ async def test_tokens_that_reached_the_limit_stop_the_next_call_before_it(stream
     assert caught.value.limit == "total_tokens"
 
 
+@pytest.mark.parametrize(
+    "limits",
+    [UsageLimits(requests=0), UsageLimits(input_tokens=0), UsageLimits(total_tokens=0)],
+    ids=["requests", "input_tokens", "total_tokens"],
+)
+async def test_a_limit_of_zero_requests_or_tokens_stops_the_run_before_its_first_call(
+    limits: UsageLimits,
+) -> None:
+    client = ScriptedChatClient([_answer()])
+    agent = Agent(client=client, usage_limits=limits)
+
+    with pytest.raises(UsageLimitExceededError, match="the run's limit of 0") as caught:
+        await agent.run("Weather?")
+
+    assert client.calls == []
+    assert caught.value.usage == _counts(0, 0, 0, 0, 0)
+
+
+async def test_a_tool_call_limit_of_zero_lets_the_model_answer() -> None:
+    client = ScriptedChatClient([_answer("Sunny.")])
+    agent = Agent(client=client, tools=[get_weather], usage_limits=UsageLimits(tool_calls=0))
+
+    response = await agent.run("Weather?")
+
+    assert response.text == "Sunny."
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_tokens_that_reach_the_limit_exactly_let_the_last_answer_through(
+    stream: bool,
+) -> None:
+    client = ScriptedChatClient([_lookup(tokens=10), _answer(tokens=10)])
+    agent = Agent(client=client, tools=[get_weather], usage_limits=UsageLimits(total_tokens=30))
+
+    response = await _run(agent, stream=stream)
+
+    assert response.text == "Sunny."
+    assert response.usage_details is not None
+    assert response.usage_details.get("total_token_count") == 30
+
+
 @pytest.mark.parametrize("stream", [False, True])
 async def test_input_and_output_token_limits_count_their_own_tokens(stream: bool) -> None:
     client = ScriptedChatClient([_lookup(tokens=10), _answer(tokens=10)])

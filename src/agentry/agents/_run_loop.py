@@ -27,7 +27,7 @@ from agentry.agents._authorizations import (
     resolve_authorizations,
 )
 from agentry.agents._output_check import OutputCheck
-from agentry.agents._usage_guard import UsageGuard
+from agentry.agents._usage_guard import UsageCounter
 from agentry.clients import BaseChatClient, checked_responder, checked_streamer
 from agentry.errors import ToolLoopLimitError
 from agentry.middleware import AgentContext, ChatContext, MiddlewareFunction, run_pipeline
@@ -106,8 +106,9 @@ class RunPlan:
         )
 
 
-class _Run:
-    """One run: context providers around the model and tool calls, and what they produced.
+class _Run(UsageCounter):
+    """One run: context providers around the model and tool calls, and what they produced;
+    with usage limits, it counts its usage against them.
 
     A streaming run iterates `updates()`; a plain run awaits `respond()`. Tests hold the
     two to the same response.
@@ -119,10 +120,10 @@ class _Run:
         "author_name",
         "compacting",
         "context",
+        "counting",
         "created_at",
         "finish_reason",
         "function_invocation_kwargs",
-        "guard",
         "input_messages",
         "new_messages",
         "output_check",
@@ -161,11 +162,9 @@ class _Run:
         self.created_at: str | None = None
         self.finish_reason: str | None = None
         self.output_check: OutputCheck | None = None
-        self.guard: UsageGuard | None = None
-        if plan.usage_limits is not None or plan.session_usage_limits is not None:
-            self.guard = UsageGuard(
-                plan.usage_limits, plan.session_usage_limits, self.session.state
-            )
+        self.counting = plan.usage_limits is not None or plan.session_usage_limits is not None
+        if self.counting:
+            self.start_counting(plan.usage_limits, plan.session_usage_limits, self.session.state)
 
     def response(self) -> AgentResponse:
         """The run's messages as a response, for context providers' `after_run`."""
@@ -363,8 +362,8 @@ class _Run:
                 call_options["tools"] = list(self.tools)
                 if not tools_allowed:
                     call_options["tool_choice"] = "none"
-            if self.guard is not None:
-                self.guard.before_request()
+            if self.counting and self.checks_requests:
+                self.before_request()
             to_send = conversation[sent:]
             if self.compacting and not (sent or self.session.service_session_id):
                 to_send = yield self._compact(to_send)
@@ -376,8 +375,8 @@ class _Run:
             else:
                 step = _call_through(plan.chat_middleware, plan.client, to_send, call_options)
             response: ChatResponse = yield step
-            if self.guard is not None:
-                self.guard.after_response(response.usage_details)
+            if self.counting:
+                self.after_response(response.usage_details)
             if limit is not None:
                 self._answer_without_calls(response, limit)
             calls = self._record(response)
@@ -512,8 +511,8 @@ class _Run:
         return None, result
 
     def _invoke(self, calls: list[Content]) -> Awaitable[ToolCallBatch]:
-        if self.guard is not None:
-            self.guard.before_tool_calls(len(calls))
+        if self.counting:
+            self.before_tool_calls(len(calls))
         return invoke_function_calls(
             calls,
             self.tools,

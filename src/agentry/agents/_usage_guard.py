@@ -13,7 +13,7 @@ from typing import cast
 from agentry.errors import UsageLimitExceededError
 from agentry.types import UsageDetails, UsageLimits
 
-__all__ = ["SESSION_USAGE_KEY", "UsageGuard"]
+__all__ = ["SESSION_USAGE_KEY", "UsageCounter", "UsageGuard"]
 
 SESSION_USAGE_KEY = "agentry.usage"
 """The key of a session's state under which the usage of its limited runs is kept."""
@@ -45,8 +45,13 @@ _REACHED_BEFORE_REQUEST: _Breaks = _reached_before_request
 _PASSED: _Breaks = _passed
 
 
-class UsageGuard:
-    """The usage of one run, checked against the run's limits and the session's.
+class UsageCounter:
+    """Usage counted against a run's limits and its session's.
+
+    A run counts its own usage as one (`_Run` is a `UsageCounter`: a separate object made
+    for every run cost about as much as all of its checks); `UsageGuard` is one standing
+    alone.
+    Nothing is counted until `start_counting` is called.
 
     With session limits, the session's counts live in `state[SESSION_USAGE_KEY]` (plain
     JSON, so they survive the session's serialization) and grow with every response. They
@@ -54,42 +59,35 @@ class UsageGuard:
     or of tool calls, which come before any response is counted) mends them.
     Each limit is a cap per unit (a unit without a limit has a cap no count reaches), so
     each check is a few comparisons written out, whatever limits are set; which limit was
-    reached is worked out only when one is.
-
-    Args:
-        limits: The run's limits, if any.
-        session_limits: The session's limits, if any.
-        state: The session's state, where the session's counts are kept.
-
-    Example:
-        >>> guard = UsageGuard(UsageLimits(requests=1), None, {})
-        >>> guard.before_request()
-        >>> guard.after_response({"input_token_count": 10, "output_token_count": 2})
-        >>> guard.usage["total_tokens"]
-        12
-        >>> try:
-        ...     guard.before_request()
-        ... except UsageLimitExceededError as error:
-        ...     print(error.scope, error.limit, error.value)
-        run requests 1
+    reached is worked out only when one is. The run's own caps are compared once per
+    response: one that is reached refuses the next request.
     """
 
+    checks_requests: bool
+    """Whether `before_request` can refuse the next request (when it cannot, it need not be
+    called): a run limit has been reached, or the session's counts are to be read."""
     requests: int
     tool_calls: int
     input_tokens: int
     output_tokens: int
     total_tokens: int
     _caps: tuple[int, int, int, int, int]
+    _limits: UsageLimits | None
+    _refused: bool
+    _session: dict[str, int] | None
     _session_caps: tuple[int, int, int, int, int]
+    _session_limits: UsageLimits | None
     _state: MutableMapping[str, object]
 
     __slots__ = (
         "_caps",
         "_limits",
+        "_refused",
         "_session",
         "_session_caps",
         "_session_limits",
         "_state",
+        "checks_requests",
         "input_tokens",
         "output_tokens",
         "requests",
@@ -97,18 +95,25 @@ class UsageGuard:
         "total_tokens",
     )
 
-    def __init__(
+    def start_counting(
         self,
         limits: UsageLimits | None,
         session_limits: UsageLimits | None,
         state: MutableMapping[str, object],
     ) -> None:
+        """Count from nothing against `limits`, and `session_limits` with the session's
+        counts kept in `state`."""
         self.requests = self.tool_calls = 0
         self.input_tokens = self.output_tokens = self.total_tokens = 0
         self._limits = limits
-        self._caps = _NO_CAPS if limits is None else limits.caps
+        if limits is None:
+            self._caps = _NO_CAPS
+            self._refused = False
+        else:
+            self._caps = limits.caps
+            self._refused = limits.forbids_requests
         self._session_limits = session_limits
-        self._session: dict[str, int] | None = None
+        self._session = None
         if session_limits is not None:
             self._state = state
             counts = state.get(SESSION_USAGE_KEY)
@@ -117,10 +122,11 @@ class UsageGuard:
             # Taken as it is: damaged counts fail the first check, which mends them.
             self._session = counts  # pyright: ignore[reportAttributeAccessIssue]
             self._session_caps = session_limits.caps
+        self.checks_requests = self._refused or session_limits is not None
 
     @property
-    def usage(self) -> dict[str, int]:
-        """The run's usage so far, by unit."""
+    def spent(self) -> dict[str, int]:
+        """The usage counted so far, by unit."""
         return {
             "requests": self.requests,
             "tool_calls": self.tool_calls,
@@ -132,15 +138,8 @@ class UsageGuard:
     def before_request(self) -> None:
         """Raise if one more model request would break a limit: the request limit, or a
         token limit the tokens already spent have reached."""
-        if self._limits is not None:  # without run limits, only the session's are checked
-            requests_cap, _, input_cap, output_cap, total_cap = self._caps
-            if (
-                self.requests >= requests_cap
-                or self.input_tokens >= input_cap
-                or self.output_tokens >= output_cap
-                or self.total_tokens >= total_cap
-            ):
-                raise self._reached(_REACHED_BEFORE_REQUEST, asked=1)
+        if self._refused:
+            raise self._reached(_REACHED_BEFORE_REQUEST, asked=1)
         session = self._session
         if session is not None:
             requests_cap, _, input_cap, output_cap, total_cap = self._session_caps
@@ -192,13 +191,19 @@ class UsageGuard:
         except (KeyError, TypeError):  # no usage, or part of it
             self.after_response(_all_counts(usage_details))
             return
-        self.requests += 1
+        self.requests = requests = self.requests + 1
         self.input_tokens = input_tokens
         self.output_tokens = output_tokens
         self.total_tokens = total_tokens
         passed = False
-        if self._limits is not None:
-            _, _, input_cap, output_cap, total_cap = self._caps
+        requests_cap, _, input_cap, output_cap, total_cap = self._caps
+        if (
+            requests >= requests_cap
+            or input_tokens >= input_cap
+            or output_tokens >= output_cap
+            or total_tokens >= total_cap
+        ):  # a run limit is reached: it refuses the next request, if a count is not past it
+            self._refused = self.checks_requests = True
             passed = (
                 input_tokens > input_cap or output_tokens > output_cap or total_tokens > total_cap
             )
@@ -221,7 +226,7 @@ class UsageGuard:
     def _reached(self, breaks: _Breaks, *, asked: int | None = None) -> UsageLimitExceededError:
         """The error for the first limit, the run's before the session's, that `breaks`."""
         scopes = (
-            ("run", self._limits, self.usage),
+            ("run", self._limits, self.spent),
             ("session", self._session_limits, self._session),
         )
         for scope, limits, counts in scopes:
@@ -285,3 +290,35 @@ def _exceeded(
         value=value,
         usage=usage,
     )
+
+
+class UsageGuard(UsageCounter):
+    """A usage counter of its own, for usage that is not a `_Run`'s (a durable run's steps).
+
+    Args:
+        limits: The run's limits, if any.
+        session_limits: The session's limits, if any.
+        state: The session's state, where the session's counts are kept.
+
+    Example:
+        >>> guard = UsageGuard(UsageLimits(requests=1), None, {})
+        >>> guard.before_request()
+        >>> guard.after_response({"input_token_count": 10, "output_token_count": 2})
+        >>> guard.spent["total_tokens"]
+        12
+        >>> try:
+        ...     guard.before_request()
+        ... except UsageLimitExceededError as error:
+        ...     print(error.scope, error.limit, error.value)
+        run requests 1
+    """
+
+    __slots__ = ()
+
+    def __init__(
+        self,
+        limits: UsageLimits | None,
+        session_limits: UsageLimits | None,
+        state: MutableMapping[str, object],
+    ) -> None:
+        self.start_counting(limits, session_limits, state)

@@ -48,6 +48,8 @@ class UsageLimits:
     )
     """Each limit in `USAGE_NAMES` order, `sys.maxsize` where none is set: what a count is
     compared with, so a check is the same few comparisons whatever limits are set."""
+    forbids_requests: bool = field(init=False, repr=False, compare=False, default=False)
+    """Whether a limit of 0 requests or tokens leaves no model request to make."""
 
     def __post_init__(self) -> None:
         limits: list[tuple[str, int]] = []
@@ -69,6 +71,9 @@ class UsageLimits:
         set_limits = dict(limits)
         caps = [set_limits.get(name, _NO_LIMIT) for name in USAGE_NAMES]
         object.__setattr__(self, "caps", tuple(caps))
+        requests_cap, _, input_cap, output_cap, total_cap = caps
+        forbids = not (requests_cap and input_cap and output_cap and total_cap)
+        object.__setattr__(self, "forbids_requests", forbids)
 
     def items(self) -> tuple[tuple[str, int], ...]:
         """The limits that are set, as (name, value) pairs."""
