@@ -50,8 +50,7 @@ class UsageCounter:
 
     A run counts its own usage as one (`_Run` is a `UsageCounter`: a separate object made
     for every run cost about as much as all of its checks); `UsageGuard` is one standing
-    alone.
-    Nothing is counted until `start_counting` is called.
+    alone. Nothing is counted until `start_counting` is called.
 
     With session limits, the session's counts live in `state[SESSION_USAGE_KEY]` (plain
     JSON, so they survive the session's serialization) and grow with every response. They
