@@ -166,9 +166,13 @@ class _Run(UsageCounter):
         if self.counting:
             self.start_counting(plan.usage_limits, plan.session_usage_limits, self.session.state)
 
+    @property
+    def options(self) -> ChatOptions:
+        """The run's options, as context providers left them if any ran."""
+        return self.plan.options if self.context is None else self.context.options
+
     def response(self) -> AgentResponse:
         """The run's messages as a response, for context providers' `after_run`."""
-        options = self.plan.options if self.context is None else self.context.options
         return AgentResponse(
             messages=[m for m in self.new_messages if m.contents],
             response_id=self.response_id,
@@ -177,7 +181,7 @@ class _Run(UsageCounter):
             finish_reason=self.finish_reason,
             usage_details=self.usage,
             value=self.output_check.value if self.output_check is not None else None,
-            response_format=options.get("response_format"),
+            response_format=self.options.get("response_format"),
         )
 
     async def updates(self) -> AsyncIterator[AgentResponseUpdate]:
@@ -475,8 +479,7 @@ class _Run(UsageCounter):
     def _prompt(self) -> list[Message]:
         context = self.context
         instructions = self.plan.instructions
-        options = self.plan.options if context is None else context.options
-        more = options.get("instructions")
+        more = self.options.get("instructions")
         added = context.instructions if context is not None else ()
         if more or added:
             parts = (instructions, more, *added)
