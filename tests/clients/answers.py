@@ -3,17 +3,18 @@ client whose stream breaks after some text."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterable, AsyncIterator
 
 from agentry import (
+    AgentResponseUpdate,
     BaseChatClient,
     ChatOptions,
     ChatResponse,
     ChatResponseUpdate,
     Message,
-    ResponseStream,
+    RetryPolicy,
 )
-from agentry.errors import ChatClientConnectionError
+from agentry.errors import ChatClientConnectionError, ChatClientError
 from agentry.protocols import SupportsChatGetResponse
 
 
@@ -31,7 +32,8 @@ async def respond(
 
 
 async def read_texts(
-    stream: ResponseStream[ChatResponseUpdate, ChatResponse], into: list[str]
+    stream: AsyncIterable[ChatResponseUpdate] | AsyncIterable[AgentResponseUpdate],
+    into: list[str],
 ) -> None:
     """Read `stream` to its end or its failure, keeping each update's text in `into`."""
     async for update in stream:
@@ -39,10 +41,19 @@ async def read_texts(
 
 
 class BreaksAfterText(BaseChatClient):
-    """Streams some text, then loses the connection."""
+    """Streams some text, then fails with `breaks_with` (by default, the connection
+    drops); it counts its attempts."""
+
+    def __init__(
+        self, *, retry: RetryPolicy | None, breaks_with: ChatClientError | None = None
+    ) -> None:
+        super().__init__(retry=retry)
+        self.breaks_with = breaks_with or ChatClientConnectionError("the connection dropped")
+        self.attempts = 0
 
     async def _inner_get_streaming_response(
         self, *, messages: list[Message], options: ChatOptions
     ) -> AsyncIterator[ChatResponseUpdate]:
+        self.attempts += 1
         yield ChatResponseUpdate(role="assistant", contents=["Hel"])
-        raise ChatClientConnectionError("the connection dropped")
+        raise self.breaks_with

@@ -172,8 +172,9 @@ async def test_giving_up_is_logged_and_each_retry_too_without_the_conversation(
     assert all("secret" not in record.getMessage() for record in caplog.records)
 
 
-async def test_a_stream_that_breaks_after_text_is_not_restarted() -> None:
-    client = BreaksAfterText(retry=FAST)
+@pytest.mark.parametrize("retry", [FAST, None], ids=["retries on", "retries off"])
+async def test_a_stream_that_breaks_after_text_is_not_restarted(retry: RetryPolicy | None) -> None:
+    client = BreaksAfterText(retry=retry)
     stream = client.get_response("Hi", stream=True)
     texts: list[str] = []
 
@@ -181,8 +182,44 @@ async def test_a_stream_that_breaks_after_text_is_not_restarted() -> None:
         await read_texts(stream, texts)
 
     assert texts == ["Hel"]
+    assert client.attempts == 1
     assert caught.value.updates_received == 1
     assert isinstance(caught.value.__cause__, ChatClientConnectionError)
+
+
+@pytest.mark.parametrize("retry", [FAST, None], ids=["retries on", "retries off"])
+async def test_an_agents_stream_that_breaks_after_text_is_not_restarted(
+    retry: RetryPolicy | None,
+) -> None:
+    client = BreaksAfterText(retry=retry)
+    texts: list[str] = []
+
+    with pytest.raises(StreamInterruptedError, match="broke off after 1 updates") as caught:
+        await read_texts(Agent(client=client).run("Hi", stream=True), texts)
+
+    assert texts == ["Hel"]
+    assert client.attempts == 1
+    assert isinstance(caught.value.__cause__, ChatClientConnectionError)
+
+
+@pytest.mark.parametrize("through_agent", [False, True], ids=["client", "agent"])
+async def test_a_stream_that_breaks_after_text_for_good_raises_its_own_error(
+    through_agent: bool,
+) -> None:
+    refused = ChatClientError("content refused", status_code=400)
+    client = BreaksAfterText(retry=FAST, breaks_with=refused)
+    stream = (
+        Agent(client=client).run("Hi", stream=True)
+        if through_agent
+        else client.get_response("Hi", stream=True)
+    )
+    texts: list[str] = []
+
+    with pytest.raises(ChatClientError) as caught:
+        await read_texts(stream, texts)
+
+    assert caught.value is refused
+    assert texts == ["Hel"]
 
 
 class _RecordsClosing(BaseChatClient):

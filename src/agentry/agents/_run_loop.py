@@ -28,7 +28,7 @@ from agentry.agents._authorizations import (
 )
 from agentry.agents._output_check import OutputCheck
 from agentry.agents._usage_guard import UsageCounter
-from agentry.clients import BaseChatClient, checked_responder, checked_streamer
+from agentry.clients import BaseChatClient, checked_responder, checked_streamer, stream_break
 from agentry.errors import ToolLoopLimitError
 from agentry.middleware import AgentContext, ChatContext, MiddlewareFunction, run_pipeline
 from agentry.sessions import AgentSession, ContextProvider, HistoryProvider, SessionContext
@@ -220,7 +220,7 @@ class _Run(UsageCounter):
                                 chunks, response_format=response_format
                             )
                     except BaseException as error:  # the turns see it where they waited
-                        step = steps.throw(error)
+                        step = steps.throw(stream_break(error, chunks))
                     else:
                         step = steps.send(answer)
                 else:

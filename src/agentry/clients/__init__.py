@@ -8,6 +8,7 @@ response formats) and `agentry.clients.sdk_errors` (SDK errors as `ChatClientErr
 """
 
 from agentry.clients._base import BaseChatClient, checked_responder, checked_streamer
+from agentry.clients._chat_stream import ChatResponseStream, stream_break
 from agentry.clients._fallback import ANSWERED_BY, FallbackChatClient, FallbackOn
 from agentry.clients.scripted import RecordedCall, ScriptedChatClient
 from agentry.protocols import SupportsChatGetResponse
@@ -15,6 +16,7 @@ from agentry.protocols import SupportsChatGetResponse
 __all__ = [
     "ANSWERED_BY",
     "BaseChatClient",
+    "ChatResponseStream",
     "FallbackChatClient",
     "FallbackOn",
     "RecordedCall",
@@ -22,4 +24,5 @@ __all__ = [
     "SupportsChatGetResponse",
     "checked_responder",
     "checked_streamer",
+    "stream_break",
 ]

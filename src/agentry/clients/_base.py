@@ -7,6 +7,7 @@ import time
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from agentry.clients._chat_stream import ChatResponseStream
 from agentry.clients._retrying import RetriedStream, retry_response
 from agentry.errors import ChatClientError
 from agentry.middleware import ChatContext, MiddlewareTypes, run_pipeline, split_middleware
@@ -135,7 +136,9 @@ class BaseChatClient:
             updates = get_telemetry_observer().chat_stream(
                 self, message_list, chat_options, updates
             )
-            return ResponseStream(updates, lambda items: self._fold_updates(items, response_format))
+            return ChatResponseStream(
+                updates, lambda items: self._fold_updates(items, response_format)
+            )
         return self._checked_response(message_list, chat_options)
 
     # Callers see the overloads of `ChatGetResponseMethod`.

@@ -12,7 +12,8 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import cast
 
-from agentry.errors import ChatClientError, StreamInterruptedError
+from agentry.clients._chat_stream import interrupted
+from agentry.errors import ChatClientError
 from agentry.observability import get_logger, get_telemetry_observer, is_sensitive_logging_enabled
 from agentry.types import (
     ChatOptions,
@@ -111,16 +112,14 @@ class RetriedStream:
     fails transiently before any part of the answer (an update with contents) was
     passed on and the policy allows.
 
-    The first attempt is read through this small class (an async generator costs more:
-    asyncio keeps a record of each one begun); the attempts after a failure come from
-    `_later_attempts`.
-
-    Raises:
-        StreamInterruptedError: The stream failed transiently after updates were passed
-            on; it is not restarted, since the caller already has part of the answer.
+    Until then each update is read through a small coroutine (an async generator costs
+    more: asyncio keeps a record of each one begun); the attempts after a failure come
+    from `_later_attempts`. Once part of the answer is out, or later attempts took over,
+    the updates are handed out as they come: a failure after part of the answer reaches
+    the reader as it is, who raises `stream_break(...)` for it (see `_chat_stream`).
     """
 
-    __slots__ = ("answered", "call", "later", "updates")
+    __slots__ = ("call", "passes_through", "updates")
 
     def __init__(
         self,
@@ -132,32 +131,30 @@ class RetriedStream:
     ) -> None:
         self.call = (policy, start, messages, options, client, time.monotonic())
         self.updates: AsyncIterator[ChatResponseUpdate] = start(messages=messages, options=options)
-        self.answered = 0  # updates with contents passed on: parts of the answer the caller has
-        self.later = False  # the updates come from `_later_attempts`
+        self.passes_through = False  # no more retrying here: `updates` are handed out as is
 
     def __aiter__(self) -> AsyncIterator[ChatResponseUpdate]:
         return self
 
-    async def __anext__(self) -> ChatResponseUpdate:
+    def __anext__(self) -> Awaitable[ChatResponseUpdate]:
+        if self.passes_through:
+            return self.updates.__anext__()
+        return self._next_before_answer()
+
+    async def _next_before_answer(self) -> ChatResponseUpdate:
         try:
             update = await self.updates.__anext__()
         except ChatClientError as error:
-            if self.later:  # raised by `_later_attempts`, which gave up
-                raise
-            if self.answered:
-                if is_transient_error(error):
-                    raise _interrupted(error, self.answered) from error
-                raise
-            self.later = True
+            self.passes_through = True
             self.updates = _later_attempts(error, *self.call)
-            return await self.__anext__()
+            return await self.updates.__anext__()
         except StopAsyncIteration:
             raise
         except BaseException:  # the caller stopped early: close the model's stream now
             await self.aclose()
             raise
         if update.contents:
-            self.answered += 1
+            self.passes_through = True
         return update
 
     async def aclose(self) -> None:
@@ -195,7 +192,7 @@ async def _later_attempts(
             return
         except ChatClientError as next_error:
             if answered and is_transient_error(next_error):
-                raise _interrupted(next_error, answered) from next_error
+                raise interrupted(next_error, answered) from next_error
             if answered:
                 raise
             error = next_error
@@ -213,16 +210,6 @@ def usage_update(usage: UsageDetails, first: ChatResponseUpdate) -> ChatResponse
         contents=[Content("usage", usage_details=usage)],
         role=first.role,
         message_id=first.message_id,
-    )
-
-
-def _interrupted(error: ChatClientError, yielded: int) -> StreamInterruptedError:
-    return StreamInterruptedError(
-        f"the model's stream broke off after {yielded} updates with contents "
-        f"({type(error).__name__}: {error}); it is not restarted because the caller "
-        "already has part of the answer: run the call again to get a whole one",
-        updates_received=yielded,
-        status_code=error.status_code,
     )
 
 

@@ -59,8 +59,18 @@ class ResponseStream(Generic[UpdateT, FinalT]):
         except StopAsyncIteration:
             self._finished = True
             raise
+        except Exception as error:
+            failure = self._failure(error)
+            if failure is error:
+                raise
+            raise failure from error
         self.updates.append(update)
         return update
+
+    def _failure(self, error: Exception) -> BaseException:
+        """What to raise when reading the updates failed with `error` (by default,
+        `error` itself)."""
+        return error
 
     async def get_final_response(self) -> FinalT:
         """Consume what is left of the stream and return the final response."""
