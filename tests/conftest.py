@@ -7,7 +7,23 @@ from collections.abc import Iterator
 
 import pytest
 
+from tests.aiosqlite_threads import aiosqlite_workers, open_aiosqlite_connections
 from tests.postgres import PostgresServer
+
+
+@pytest.fixture(autouse=True)
+def _no_sqlite_connection_left_open() -> Iterator[None]:
+    """Fails a test that leaves an aiosqlite connection open: its thread would outlive the
+    test's event loop and fail a later test with "Event loop is closed"."""
+    before = aiosqlite_workers()
+    yield
+    left = open_aiosqlite_connections(before)
+    if left:
+        pytest.fail(
+            f"{len(left)} aiosqlite connection(s) left open: close the store, provider "
+            "or engine (`await store.close()`, `await engine.dispose()`) the test opened",
+            pytrace=False,
+        )
 
 
 @pytest.fixture(scope="session")

@@ -17,8 +17,10 @@ from agentry.a2a import (
     SQLContextSessionStore,
     SQLiteContextSessionStore,
     create_app,
+    prepare_database,
 )
 from agentry.clients.scripted import ScriptedChatClient
+from agentry.durable import DurableRuntime
 from agentry.sessions import AgentSession
 from agentry.storage import (
     DATABASE_URL_ENV,
@@ -26,6 +28,7 @@ from agentry.storage import (
     SchemaVersionError,
     create_engine,
 )
+from tests.aiosqlite_threads import open_aiosqlite_connections
 from tests.storage.versions import schema_versions
 
 from .conftest import a2a_client, serve
@@ -96,6 +99,25 @@ async def test_a_server_on_a_newer_schema_refuses_to_start(
     with pytest.raises(SchemaVersionError, match=f"version {newer} of '{component}'"):
         async with refused.starlette.router.lifespan_context(refused.starlette):
             pass
+
+
+async def test_a_server_that_refuses_to_start_leaves_nothing_open(tmp_path: Path) -> None:
+    database = tmp_path / "a2a.sqlite"
+    await prepare_database(database)
+    with sqlite3.connect(database) as connection:  # as a newer agentry leaves it
+        connection.execute(
+            "UPDATE agentry_schema_versions SET version = 3 WHERE component = ?", (TASKS_TABLE,)
+        )
+    runs = f"sqlite:///{tmp_path / 'runs.sqlite'}"
+    refused = create_app(
+        counter(), database=database, durable=DurableRuntime(runs, takeover_after=None)
+    )
+    with pytest.raises(SchemaVersionError):
+        async with refused.starlette.router.lifespan_context(refused.starlette):
+            pass
+    assert open_aiosqlite_connections() == []
+    async with DurableRuntime(runs, takeover_after=None):  # the refused one was shut down
+        pass
 
 
 async def test_tasks_at_version_1_gain_the_versioned_store_tables(tmp_path: Path) -> None:

@@ -59,7 +59,9 @@ async def test_a_single_message_is_saved_as_a_plain_object_line(tmp_path: Path) 
 
 async def test_sqlite_history_survives_a_new_provider(tmp_path: Path) -> None:
     database = tmp_path / "history.db"
-    await _two_turns(SQLiteHistoryProvider(database))
+    first = SQLiteHistoryProvider(database)
+    await _two_turns(first)
+    await first.close()
     fresh = SQLiteHistoryProvider(database)
     messages = await fresh.get_messages("s1")
     assert [m.text for m in messages] == ["I am Ada.", "Hello Ada.", "Who am I?", "You are Ada."]

@@ -285,28 +285,29 @@ def create_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncGenerator[None, None]:
-        if durable is not None:
-            await durable.launch()
-        if stores is not None:
-            await stores.start()
-        elif isinstance(base_store, DatabaseTaskStore):
-            await base_store.initialize()
-        if lease is not None:
-            await lease.start()
-        try:
-            yield
-        finally:
-            if lease is not None:
-                await lease.release()
-            await handler.aclose()
-            if lease is not None:
-                await lease.sweep()
-            if stores is not None:
-                await stores.close()
-            if lease_engine is not None:
-                await lease_engine.dispose()
+        # What start-up opened is closed even when a later step fails (a database on a
+        # newer schema, say), so a server that refuses to start leaves nothing running.
+        async with contextlib.AsyncExitStack() as opened:
             if durable is not None:
-                durable.shutdown()
+                await durable.launch()
+                opened.callback(durable.shutdown)
+            if lease_engine is not None:
+                opened.push_async_callback(lease_engine.dispose)
+            if stores is not None:
+                opened.push_async_callback(stores.close)
+                await stores.start()
+            elif isinstance(base_store, DatabaseTaskStore):
+                await base_store.initialize()
+            if lease is not None:
+                await lease.start()
+            try:
+                yield
+            finally:
+                if lease is not None:
+                    await lease.release()
+                await handler.aclose()
+                if lease is not None:
+                    await lease.sweep()
 
     all_routes = [
         *routes,
