@@ -49,7 +49,7 @@ async def test_a_recovered_run_counts_the_requests_made_before_the_crash(
             (request,) = await run.wait_for_requests(timeout=60)
         finally:
             first.send_signal(signal.SIGKILL)
-            first.wait(30)
+            stop_workers([first])  # reaps it and closes its pipe
         await run.send_response(str(request.id), True)
         second = start_worker(APP, "worker-1", environment)
         try:
