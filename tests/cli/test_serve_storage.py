@@ -23,7 +23,8 @@ def _serve_until_started(tmp_path: Path, *options: str) -> list[str]:
     """Start `agentry serve a2a hello:agent OPTIONS` on a free port; its stderr until it serves."""
     (tmp_path / "hello.py").write_text(HELLO_AGENT)
     command = ["serve", "a2a", "hello:agent", "--port", "0", *options]
-    server = subprocess.Popen(
+    lines: list[str] = []
+    with subprocess.Popen(  # leaving the block closes the stderr pipe
         [sys.executable, "-m", "agentry.cli", *command],
         cwd=tmp_path,
         env={**os.environ, "PYTHONPATH": SRC},
@@ -31,17 +32,16 @@ def _serve_until_started(tmp_path: Path, *options: str) -> list[str]:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
-    )
-    lines: list[str] = []
-    try:
-        assert server.stderr is not None
-        for line in server.stderr:  # ends if the server exits; pytest's timeout guards a hang
-            lines.append(line.rstrip("\n"))
-            if "Application startup complete" in line:
-                break
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
+    ) as server:
+        try:
+            assert server.stderr is not None
+            for line in server.stderr:  # ends if the server exits; pytest's timeout guards a hang
+                lines.append(line.rstrip("\n"))
+                if "Application startup complete" in line:
+                    break
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
     return lines
 
 
@@ -79,11 +79,13 @@ def test_serve_a2a_keeps_tasks_in_postgresql_by_url(tmp_path: Path, postgres_url
     engine = sqlalchemy.create_engine(
         postgres_url.replace("postgresql://", "postgresql+psycopg://")
     )
-    with engine.connect() as connection:
-        components = connection.execute(
-            sqlalchemy.text("SELECT component FROM agentry_schema_versions ORDER BY component")
-        ).all()
-    engine.dispose()
+    try:
+        with engine.connect() as connection:
+            components = connection.execute(
+                sqlalchemy.text("SELECT component FROM agentry_schema_versions ORDER BY component")
+            ).all()
+    finally:
+        engine.dispose()
     assert [row[0] for row in components] == [
         "agentry_a2a_servers",
         "agentry_a2a_sessions",

@@ -122,6 +122,10 @@ class SideEffects:
                 {"key": key, "value": value},
             )
 
+    def close(self) -> None:
+        """Close the connections to the outside system."""
+        self.engine.dispose()
+
 
 class Split(Executor):
     @handler
@@ -227,8 +231,7 @@ def build_agent(effects: SideEffects, *, block: bool) -> Agent:
     return Agent(client, name="cashier", tools=[charge])
 
 
-def runtime_for(durable_url: str, effects_url: str, *, block: bool) -> DurableRuntime:
-    effects = SideEffects(effects_url)
+def runtime_for(durable_url: str, effects: SideEffects, *, block: bool) -> DurableRuntime:
     runtime = DurableRuntime(None if durable_url == DEFAULT else durable_url, takeover_after=None)
     runtime.register(lambda: build_ledger(effects, block=block))
     runtime.register(build_approval)
@@ -253,7 +256,7 @@ async def wait_until_only_the_blocked_call_is_under_way(runtime: DurableRuntime)
 
 
 async def start(durable_url: str, effects_url: str) -> None:
-    runtime = runtime_for(durable_url, effects_url, block=True)
+    runtime = runtime_for(durable_url, SideEffects(effects_url), block=True)
     async with runtime:
         await runtime.start("ledger", ITEMS, run_id=LEDGER_RUN)
         approval = await runtime.start("approval", Order(7), run_id=APPROVAL_RUN)
@@ -267,7 +270,8 @@ async def start(durable_url: str, effects_url: str) -> None:
 
 
 async def resume(durable_url: str, effects_url: str) -> None:
-    runtime = runtime_for(durable_url, effects_url, block=False)
+    effects = SideEffects(effects_url)
+    runtime = runtime_for(durable_url, effects, block=False)
     async with runtime:
         ledger = await runtime.run(LEDGER_RUN).result(timeout=90)
         approval = await runtime.run(APPROVAL_RUN).result(timeout=90)
@@ -278,6 +282,7 @@ async def resume(durable_url: str, effects_url: str) -> None:
             approval=approval.get_outputs(),
             agent=agent.text,
         )
+    effects.close()
 
 
 def main(arguments: list[str]) -> None:

@@ -81,7 +81,8 @@ def _resume(durable_url: str, effects_url: str, cwd: Path) -> dict[str, Any]:
 async def _answer_while_no_worker_runs(durable_url: str, effects_url: str) -> str:
     """Answer the approval from this process (which runs no workflow), after answers that
     do not fit were refused with clear errors and left the run waiting."""
-    client = crash_worker.runtime_for(durable_url, effects_url, block=False)
+    effects = crash_worker.SideEffects(effects_url)
+    client = crash_worker.runtime_for(durable_url, effects, block=False)
     try:
         run = client.run(crash_worker.APPROVAL_RUN)
         (request,) = await run.pending_requests()
@@ -99,12 +100,16 @@ async def _answer_while_no_worker_runs(durable_url: str, effects_url: str) -> st
         return request.request_id
     finally:
         client.shutdown()
+        effects.close()
 
 
 def _uninterrupted_ledger(tmp_path: Path) -> list[dict[str, Any]]:
     effects = crash_worker.SideEffects(f"sqlite:///{tmp_path / 'reference.sqlite'}")
-    workflow = crash_worker.build_ledger(effects, block=False)
-    result = asyncio.run(workflow.run(crash_worker.ITEMS))
+    try:
+        workflow = crash_worker.build_ledger(effects, block=False)
+        result = asyncio.run(workflow.run(crash_worker.ITEMS))
+    finally:
+        effects.close()
     return [vars(o) for o in result.get_outputs()]
 
 

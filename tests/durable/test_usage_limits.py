@@ -49,7 +49,7 @@ async def test_a_recovered_run_counts_the_requests_made_before_the_crash(
             (request,) = await run.wait_for_requests(timeout=60)
         finally:
             first.send_signal(signal.SIGKILL)
-            first.wait(30)
+            stop_workers([first])  # reaps it and closes its pipe
         await run.send_response(str(request.id), True)
         second = start_worker(APP, "worker-1", environment)
         try:
@@ -78,7 +78,7 @@ async def test_a_model_call_retried_by_its_client_is_one_step(tmp_path: Path) ->
             "gpt-4.1-mini", base_url=f"{server.url}/v1", api_key="sk-test", retry=retry
         )
         runtime.register_agent(Agent(model, name="greeter"))
-        async with runtime:
+        async with model.client, runtime:  # the SDK client's connection is closed at the end
             run = await runtime.start_agent("greeter", "Say hello.", run_id="hello-1")
             response = await run.result(timeout=60)
             steps = await runtime.client().list_workflow_steps_async("hello-1")

@@ -60,11 +60,14 @@ def _wait_until_running(process: subprocess.Popen[str], worker_id: str) -> None:
     announced = process.stderr.readline()
     if f"agentry worker {worker_id}: running" not in announced:
         process.kill()
-        raise RuntimeError(f"worker {worker_id} did not start: {announced}{process.stderr.read()}")
+        said = process.stderr.read()
+        stop_workers([process])
+        raise RuntimeError(f"worker {worker_id} did not start: {announced}{said}")
 
 
 def stop_workers(processes: Sequence[subprocess.Popen[str]]) -> None:
-    """Stop the workers still running (SIGTERM, then SIGKILL after 30 s)."""
+    """Stop the workers still running (SIGTERM, then SIGKILL after 30 s), and close the
+    pipes of all of them (the ones killed before too)."""
     for process in processes:
         if process.poll() is None:
             process.send_signal(signal.SIGTERM)
@@ -74,6 +77,9 @@ def stop_workers(processes: Sequence[subprocess.Popen[str]]) -> None:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait(timeout=30)
+        finally:
+            if process.stderr is not None:
+                process.stderr.close()
 
 
 @contextmanager
