@@ -13,6 +13,7 @@ from azure.core.exceptions import ClientAuthenticationError
 from agentry import Agent, tool
 from agentry.azure import AzureOpenAIChatClient, AzureOpenAIChatCompletionClient
 from agentry.errors import ChatClientError
+from openai import AsyncOpenAI
 from tests.azure.conftest import FrontFor
 from tests.azure.entra import FakeAsyncCredential, FakeCredential, install_fake_az
 from tests.azure.front import API_KEY, AZURE_OPENAI_RESOURCE, entra_token
@@ -230,3 +231,39 @@ def test_chat_completions_send_max_completion_tokens_as_azure_reasoning_models_n
     )
     assert client.max_tokens_parameter == "max_completion_tokens"
     assert str(client.client.base_url) == "https://r.openai.azure.com/openai/v1/"
+
+
+@pytest.mark.parametrize("signed_in_by", ["key", "credential"])
+async def test_aclose_closes_the_sdk_client_built_here_and_the_next_call_builds_another(
+    front_for: FrontFor, signed_in_by: str
+) -> None:
+    front = front_for("responses_parallel_tools")
+    sign_in: dict[str, Any] = (
+        {"api_key": API_KEY} if signed_in_by == "key" else {"credential": FakeCredential()}
+    )
+    client = AzureOpenAIChatClient("my-deployment", endpoint=front.url, **sign_in)
+    await client.get_response("What is the weather in Paris and in Tokyo?")
+    sdk = client.client
+
+    await client.aclose()
+    assert sdk.is_closed()
+    response = await client.get_response("And now?")  # the recording's second answer
+
+    assert response.text == "It is sunny and 21°C in Paris, and rainy and 16°C in Tokyo."
+    assert client.client is not sdk
+    bearer = f"Bearer {API_KEY}" if signed_in_by == "key" else AZURE_BEARER
+    assert [s.headers["authorization"] for s in front.seen] == [bearer, bearer]
+    assert [s.path for s in front.seen] == ["/openai/v1/responses"] * 2
+    await client.aclose()
+
+
+@pytest.mark.parametrize("client_type", [AzureOpenAIChatClient, AzureOpenAIChatCompletionClient])
+async def test_an_sdk_client_passed_in_is_left_open_for_its_owner(client_type: Any) -> None:
+    sdk = AsyncOpenAI(base_url="https://example.openai.azure.com/openai/v1/", api_key=API_KEY)
+    client = client_type("my-deployment", client=sdk)
+
+    await client.aclose()
+
+    assert not client.owns_client
+    assert not sdk.is_closed()
+    await sdk.close()

@@ -35,6 +35,9 @@ class FaultyServer:
     def __init__(self, answers: Iterable[Exchange | Drop]) -> None:
         self._answers: deque[Exchange | Drop] = deque(answers)
         self.requests: list[tuple[str, Any]] = []
+        self.open_connections = 0
+        """The connections clients hold open now."""
+        self._connections_changed = asyncio.Condition()
         self._server: asyncio.Server | None = None
         self.url = ""
 
@@ -54,7 +57,13 @@ class FaultyServer:
         self._server.close()
         await self._server.wait_closed()
 
+    async def all_connections_closed(self) -> None:
+        """Return once no client holds a connection open."""
+        async with self._connections_changed:
+            await self._connections_changed.wait_for(lambda: self.open_connections == 0)
+
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.open_connections += 1
         try:
             while await self._answer_one(reader, writer):
                 pass
@@ -62,6 +71,9 @@ class FaultyServer:
             pass
         finally:
             writer.close()
+            self.open_connections -= 1
+            async with self._connections_changed:
+                self._connections_changed.notify_all()
 
     async def _answer_one(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
         """Answer one request; whether the connection stays open for another."""

@@ -148,3 +148,26 @@ def test_missing_or_wrong_settings_say_what_to_set(
     with pytest.raises(ChatClientError) as caught:
         FoundryChatClient(credential=FakeCredential(), **arguments)
     assert str(caught.value) == message
+
+
+async def test_aclose_closes_the_sdk_client_built_here_and_the_next_call_builds_another(
+    front_for: FrontFor,
+) -> None:
+    front = front_for("responses_parallel_tools")
+    client = FoundryChatClient(
+        "gpt-4.1-mini",
+        project_endpoint=f"{front.url}/api/projects/demo",
+        credential=FakeCredential(),
+    )
+    await client.get_response("What is the weather in Paris and in Tokyo?")
+    sdk = client.client
+
+    await client.aclose()
+    assert sdk.is_closed()
+    response = await client.get_response("And now?")  # the recording's second answer
+
+    assert response.text == "It is sunny and 21°C in Paris, and rainy and 16°C in Tokyo."
+    assert client.client is not sdk
+    assert [s.path for s in front.seen] == ["/api/projects/demo/openai/v1/responses"] * 2
+    assert {s.headers["authorization"] for s in front.seen} == {FOUNDRY_BEARER}
+    await client.aclose()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any, cast
 
 from agentry.anthropic._errors import translate_errors
@@ -11,7 +12,7 @@ from agentry.anthropic._request import RequestDefaults, build_request
 from agentry.anthropic._response import parse_message
 from agentry.anthropic._settings import ANTHROPIC_HOST, AnthropicSettings, make_async_client
 from agentry.anthropic._stream import StreamReader
-from agentry.clients import BaseChatClient
+from agentry.clients import BaseChatClient, HoldsSDKClient
 from agentry.clients.sdk_errors import sdk_max_retries, without_sdk_retries
 from agentry.middleware import MiddlewareTypes
 from agentry.types import ChatOptions, ChatResponse, ChatResponseUpdate, Message, RetryPolicy
@@ -24,7 +25,7 @@ __all__ = ["AnthropicChatClient"]
 DEFAULT_MAX_TOKENS = 4096
 
 
-class AnthropicChatClient(BaseChatClient):
+class AnthropicChatClient(HoldsSDKClient["AsyncAnthropic"], BaseChatClient):
     """A chat client for the Anthropic Messages API, on the official `anthropic` SDK.
 
     Thinking blocks come back as reasoning contents that keep their signatures, and go
@@ -36,7 +37,8 @@ class AnthropicChatClient(BaseChatClient):
         api_key: The API key (default: `ANTHROPIC_API_KEY`).
         base_url: Another server of the Messages API, such as llama.cpp's `llama-server`
             (default: `ANTHROPIC_BASE_URL`, else Anthropic's API).
-        client: An `anthropic.AsyncAnthropic` to use instead of building one.
+        client: An `anthropic.AsyncAnthropic` to use instead of building one (the caller
+            closes it; `aclose()` closes only one the chat client built).
         timeout: Seconds per request (the SDK's default otherwise).
         max_retries: The SDK's own retries of failed requests: only with `retry=None`
             (while agentry's policy retries, the SDK's retries are off, so that one
@@ -84,11 +86,17 @@ class AnthropicChatClient(BaseChatClient):
         settings = AnthropicSettings.resolve(model=model, api_key=api_key, base_url=base_url)
         self.model = settings.model
         sdk_retries = sdk_max_retries(retry, max_retries)
+        build = None  # how the SDK client is built again after aclose(), if it is built here
         if client is None:
-            client = make_async_client(
-                settings, timeout=timeout, max_retries=sdk_retries, default_headers=default_headers
+            build = partial(
+                make_async_client,
+                settings,
+                timeout=timeout,
+                max_retries=sdk_retries,
+                default_headers=default_headers,
             )
-        self.client = without_sdk_retries(client, retry)
+            client = build()
+        self._hold_sdk(without_sdk_retries(client, retry), build)
         anthropic_api = self.client.base_url.host == ANTHROPIC_HOST
         self.max_tokens = max_tokens
         self.structured_output: StructuredOutputMode = structured_output or (

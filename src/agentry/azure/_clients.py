@@ -66,7 +66,8 @@ class AzureOpenAIChatClient(OpenAIChatClient):
         api_version: `v1` (default) for `{endpoint}/openai/v1/responses`, or a dated
             version such as `2025-04-01-preview` for `{endpoint}/openai/responses?api-version=`
             (default: `AZURE_OPENAI_API_VERSION`).
-        client: An `openai.AsyncOpenAI` (or `AsyncAzureOpenAI`) to use instead.
+        client: An `openai.AsyncOpenAI` (or `AsyncAzureOpenAI`) to use instead (the caller
+            closes it; `aclose()` closes only one the chat client built).
         timeout: Seconds per request (the SDK's default otherwise).
         max_retries: The SDK's own retries of failed requests: only with `retry=None`
             (while agentry's policy retries, the SDK's retries are off).
@@ -103,9 +104,9 @@ class AzureOpenAIChatClient(OpenAIChatClient):
         retry: RetryPolicy | None = RetryPolicy(),  # noqa: B008  # frozen, shared safely
     ) -> None:
         deployment = resolve_deployment(model, RESPONSES_DEPLOYMENT_ENV)
-        sdk = (
-            client
-            or AzureOpenAIConnection.resolve(
+        build = None  # how the SDK client is built again after aclose(), if it is built here
+        if client is None:
+            build = AzureOpenAIConnection.resolve(
                 endpoint=endpoint,
                 base_url=base_url,
                 api_key=api_key,
@@ -114,9 +115,11 @@ class AzureOpenAIChatClient(OpenAIChatClient):
                 timeout=timeout,
                 max_retries=sdk_max_retries(retry, max_retries),
                 default_headers=default_headers,
-            ).sdk_client()
-        )
-        super().__init__(deployment, client=sdk, middleware=middleware, retry=retry)
+            ).sdk_client
+            client = build()
+        super().__init__(deployment, client=client, middleware=middleware, retry=retry)
+        if build is not None:
+            self._hold_sdk(self.client, build)
         self.error_advice = _azure_advice(deployment)
 
 
@@ -140,7 +143,8 @@ class AzureOpenAIChatCompletionClient(OpenAIChatCompletionClient):
             dated version such as `2024-10-21` for
             `{endpoint}/openai/deployments/{model}/chat/completions?api-version=`
             (default: `AZURE_OPENAI_API_VERSION`).
-        client: An `openai.AsyncOpenAI` (or `AsyncAzureOpenAI`) to use instead.
+        client: An `openai.AsyncOpenAI` (or `AsyncAzureOpenAI`) to use instead (the caller
+            closes it; `aclose()` closes only one the chat client built).
         timeout: Seconds per request (the SDK's default otherwise).
         max_retries: The SDK's own retries of failed requests: only with `retry=None`
             (while agentry's policy retries, the SDK's retries are off).
@@ -178,9 +182,9 @@ class AzureOpenAIChatCompletionClient(OpenAIChatCompletionClient):
         retry: RetryPolicy | None = RetryPolicy(),  # noqa: B008  # frozen, shared safely
     ) -> None:
         deployment = resolve_deployment(model, CHAT_COMPLETION_DEPLOYMENT_ENV)
-        sdk = (
-            client
-            or AzureOpenAIConnection.resolve(
+        build = None  # how the SDK client is built again after aclose(), if it is built here
+        if client is None:
+            build = AzureOpenAIConnection.resolve(
                 endpoint=endpoint,
                 base_url=base_url,
                 api_key=api_key,
@@ -189,13 +193,15 @@ class AzureOpenAIChatCompletionClient(OpenAIChatCompletionClient):
                 timeout=timeout,
                 max_retries=sdk_max_retries(retry, max_retries),
                 default_headers=default_headers,
-            ).sdk_client()
-        )
+            ).sdk_client
+            client = build()
         super().__init__(
             deployment,
-            client=sdk,
+            client=client,
             max_tokens_parameter=max_tokens_parameter,
             middleware=middleware,
             retry=retry,
         )
+        if build is not None:
+            self._hold_sdk(self.client, build)
         self.error_advice = _azure_advice(deployment)

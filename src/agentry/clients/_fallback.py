@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
+from contextlib import AsyncExitStack
 from typing import TYPE_CHECKING, Any, TypeAlias, cast
 
 from agentry.clients._base import BaseChatClient
+from agentry.clients._closing import ClosedOnExit
 from agentry.clients._retrying import usage_update
 from agentry.errors import ChatClientError
 from agentry.middleware import MiddlewareTypes
@@ -34,7 +36,7 @@ FallbackOn: TypeAlias = Callable[[Exception], bool] | tuple[type[Exception], ...
 _logger = get_logger("agentry.clients")
 
 
-class FallbackChatClient(BaseChatClient):
+class FallbackChatClient(ClosedOnExit, BaseChatClient):
     """Asks chat clients in order, moving on to the next when one fails.
 
     By default it moves on when a client fails with a transient error (see
@@ -50,6 +52,9 @@ class FallbackChatClient(BaseChatClient):
 
     The fallback does not retry itself: each client retries under its own policy, or the
     one `options["retry"]` gives, which it passes on.
+
+    `aclose()`, or leaving `async with`, closes every client that has an `aclose()` (an
+    agent given the fallback closes it so when it leaves its own `async with`).
 
     Args:
         clients: The clients, in order: a list (named after their class and model), or a
@@ -93,6 +98,15 @@ class FallbackChatClient(BaseChatClient):
         self.clients: list[tuple[str, SupportsChatGetResponse]] = named
         """The clients in the order they are asked, with their names."""
         self.fallback_on: FallbackOn = fallback_on
+
+    async def aclose(self) -> None:
+        """Close the clients that can be closed (each has its `aclose()` called, also when
+        one before it fails)."""
+        async with AsyncExitStack() as closing:
+            for _, client in reversed(self.clients):
+                close: Callable[[], Awaitable[object]] | None = getattr(client, "aclose", None)
+                if close is not None:
+                    closing.push_async_callback(close)
 
     def _moves_on(self, error: Exception) -> bool:
         test = self.fallback_on

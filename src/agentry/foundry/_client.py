@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -40,7 +41,8 @@ class FoundryChatClient(OpenAIChatClient):
             (default: `FOUNDRY_PROJECT_ENDPOINT`, then `AZURE_AI_PROJECT_ENDPOINT`).
         credential: An `azure-identity` credential, sync or async, or a token callable
             (default: `DefaultAzureCredential`; needs the `azure` extra).
-        client: An `openai.AsyncOpenAI` already pointed at the project, to use instead.
+        client: An `openai.AsyncOpenAI` already pointed at the project, to use instead
+            (the caller closes it; `aclose()` closes only one the chat client built).
         timeout: Seconds per request (the SDK's default otherwise).
         max_retries: The SDK's own retries of failed requests: only with `retry=None`
             (while agentry's policy retries, the SDK's retries are off).
@@ -75,8 +77,8 @@ class FoundryChatClient(OpenAIChatClient):
         retry: RetryPolicy | None = RetryPolicy(),  # noqa: B008  # frozen, shared safely
     ) -> None:
         deployment = _first_set(model, MODEL_ENV, "model deployment", "model=")
-        sdk = client
-        if sdk is None:
+        build = None  # how the SDK client is built again after aclose(), if it is built here
+        if client is None:
             from openai import AsyncOpenAI
 
             endpoint = _checked_endpoint(
@@ -90,12 +92,16 @@ class FoundryChatClient(OpenAIChatClient):
             sdk_retries = sdk_max_retries(retry, max_retries)
             if sdk_retries is not None:
                 options["max_retries"] = sdk_retries
-            sdk = AsyncOpenAI(
+            build = partial(
+                AsyncOpenAI,
                 base_url=f"{endpoint}/openai/v1/",
                 api_key=entra_token_provider(credential, FOUNDRY_SCOPE),
                 **options,
             )
-        super().__init__(deployment, client=sdk, middleware=middleware, retry=retry)
+            client = build()
+        super().__init__(deployment, client=client, middleware=middleware, retry=retry)
+        if build is not None:
+            self._hold_sdk(self.client, build)
         self.error_advice = _foundry_advice(deployment)
 
 

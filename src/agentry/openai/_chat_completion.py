@@ -4,11 +4,12 @@ OpenAI-compatible servers (llama.cpp, vLLM, Ollama...)."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 from typing_extensions import Self
 
-from agentry.clients import BaseChatClient
+from agentry.clients import BaseChatClient, HoldsSDKClient
 from agentry.clients.wire_format import (
     function_result_text,
     iso_time,
@@ -45,7 +46,7 @@ _OPENAI_HOST = "api.openai.com"
 MaxTokensParameter = Literal["max_tokens", "max_completion_tokens"]
 
 
-class OpenAIChatCompletionClient(BaseChatClient):
+class OpenAIChatCompletionClient(HoldsSDKClient["AsyncOpenAI"], BaseChatClient):
     """A chat client for the Chat Completions API (`/v1/chat/completions`).
 
     Args:
@@ -53,7 +54,8 @@ class OpenAIChatCompletionClient(BaseChatClient):
             `OPENAI_CHAT_MODEL` and `OPENAI_MODEL` that is set).
         api_key: The API key (default: `OPENAI_API_KEY`).
         base_url: Another OpenAI-compatible server (default: `OPENAI_BASE_URL`).
-        client: An `openai.AsyncOpenAI` to use instead of building one.
+        client: An `openai.AsyncOpenAI` to use instead of building one (the caller
+            closes it; `aclose()` closes only one the chat client built).
         timeout: Seconds per request (the SDK's default otherwise).
         max_retries: The SDK's own retries of failed requests: only with `retry=None`
             (while agentry's policy retries, the SDK's retries are off, so that one
@@ -96,14 +98,15 @@ class OpenAIChatCompletionClient(BaseChatClient):
             model=model, api_key=api_key, base_url=base_url, model_env=_MODEL_ENV
         )
         self.model = settings.model
-        self.client = make_async_client(
+        build = partial(
+            make_async_client,
             settings,
-            client=client,
             timeout=timeout,
             max_retries=max_retries,
             default_headers=default_headers,
             retry=retry,
         )
+        self._hold_sdk(build(client=client), build if client is None else None)
         self.max_tokens_parameter: MaxTokensParameter = max_tokens_parameter or (
             "max_completion_tokens" if self.client.base_url.host == _OPENAI_HOST else "max_tokens"
         )

@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Any, cast
 
-from agentry.clients import BaseChatClient
+from agentry.clients import BaseChatClient, HoldsSDKClient
 from agentry.clients.wire_format import (
     function_result_text,
     iso_time,
@@ -40,7 +41,7 @@ _MODEL_ENV = ("OPENAI_CHAT_MODEL", "OPENAI_RESPONSES_MODEL", "OPENAI_MODEL")
 _INCOMPLETE_REASONS = {"max_output_tokens": "length", "content_filter": "content_filter"}
 
 
-class OpenAIChatClient(BaseChatClient):
+class OpenAIChatClient(HoldsSDKClient["AsyncOpenAI"], BaseChatClient):
     """A chat client for the OpenAI Responses API.
 
     With `options={"store": True}` the service keeps the conversation: the response's
@@ -52,7 +53,8 @@ class OpenAIChatClient(BaseChatClient):
             `OPENAI_RESPONSES_MODEL` and `OPENAI_MODEL` that is set).
         api_key: The API key (default: `OPENAI_API_KEY`).
         base_url: Another OpenAI-compatible server (default: `OPENAI_BASE_URL`).
-        client: An `openai.AsyncOpenAI` to use instead of building one.
+        client: An `openai.AsyncOpenAI` to use instead of building one (the caller
+            closes it; `aclose()` closes only one the chat client built).
         timeout: Seconds per request (the SDK's default otherwise).
         max_retries: The SDK's own retries of failed requests: only with `retry=None`
             (while agentry's policy retries, the SDK's retries are off, so that one
@@ -91,14 +93,15 @@ class OpenAIChatClient(BaseChatClient):
             model=model, api_key=api_key, base_url=base_url, model_env=_MODEL_ENV
         )
         self.model = settings.model
-        self.client = make_async_client(
+        build = partial(
+            make_async_client,
             settings,
-            client=client,
             timeout=timeout,
             max_retries=max_retries,
             default_headers=default_headers,
             retry=retry,
         )
+        self._hold_sdk(build(client=client), build if client is None else None)
 
     @property
     def _create(self) -> Callable[..., Awaitable[Any]]:

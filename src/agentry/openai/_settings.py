@@ -59,7 +59,7 @@ class OpenAISettings:
 def make_async_client(
     settings: OpenAISettings,
     *,
-    client: AsyncOpenAI | None,
+    client: AsyncOpenAI | None = None,
     timeout: float | None,
     max_retries: int | None,
     default_headers: dict[str, str] | None,
