@@ -224,3 +224,88 @@ async def test_subclass_handlers_override_and_inherit() -> None:
     workflow = WorkflowBuilder(start_executor=Child()).build()
     assert (await workflow.run("a")).get_outputs() == ["child:a"]
     assert (await workflow.run(1)).get_outputs() == ["base:1"]
+
+
+def _stage_of(kind: type) -> FunctionExecutor:
+    """A function executor of a new closure each time, typed for `kind`."""
+
+    async def stage(message: Any, ctx: Any) -> None:
+        await ctx.send_message(message)
+
+    stage.__annotations__ = {"message": kind, "ctx": WorkflowContext[kind], "return": None}
+    return executor(stage, id=kind.__name__)
+
+
+def test_closures_of_one_function_keep_their_own_types() -> None:
+    as_int, as_str, as_int_again = _stage_of(int), _stage_of(str), _stage_of(int)
+
+    assert (as_int.input_types, as_int.output_types) == ([int], [int])
+    assert (as_str.input_types, as_str.output_types) == ([str], [str])
+    assert (as_int_again.input_types, as_int_again.output_types) == ([int], [int])
+
+
+def test_a_function_built_again_has_its_signature_read_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import typing
+
+    reads: list[object] = []
+    read_type_hints = typing.get_type_hints
+
+    def counted(func: Any) -> dict[str, Any]:
+        reads.append(func)
+        return read_type_hints(func)
+
+    monkeypatch.setattr(typing, "get_type_hints", counted)
+
+    def build() -> FunctionExecutor:
+        async def add_one(n: int, ctx: WorkflowContext[int]) -> None:
+            await ctx.send_message(n + 1)
+
+        return executor(add_one)
+
+    stages = [build() for _ in range(3)]
+
+    assert len(reads) == 1
+    assert all(s.input_types == [int] and s.output_types == [int] for s in stages)
+
+
+def test_wrapped_functions_of_one_decorator_keep_their_own_types() -> None:
+    import functools
+
+    def logged(func: Any) -> Any:
+        @functools.wraps(func)
+        async def wrapper(message: Any, ctx: Any) -> None:
+            await func(message, ctx)
+
+        return wrapper
+
+    @logged
+    async def on_text(text: str, ctx: WorkflowContext[str]) -> None:
+        await ctx.send_message(text)
+
+    @logged
+    async def on_number(n: int, ctx: WorkflowContext[int]) -> None:
+        await ctx.send_message(n)
+
+    assert executor(on_text).input_types == [str]
+    assert executor(on_number).input_types == [int]
+
+
+def test_a_global_type_defined_again_is_read_again() -> None:
+    module: dict[str, Any] = {"WorkflowContext": WorkflowContext}
+    source = (
+        "class Draft: pass\n"
+        "def build():\n"
+        "    async def stage(draft: 'Draft', ctx: 'WorkflowContext[Draft]') -> None: ...\n"
+        "    return stage\n"
+    )
+    exec(source, module)
+    first_draft = module["Draft"]
+    first = executor(module["build"](), id="first")
+    exec("class Draft: pass\n", module)  # as a notebook cell run again
+
+    again = executor(module["build"](), id="again")
+
+    assert first.input_types == [first_draft]
+    assert again.input_types == [module["Draft"]] != [first_draft]

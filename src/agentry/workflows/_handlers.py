@@ -10,8 +10,11 @@ from __future__ import annotations
 import asyncio
 import functools
 import inspect
+import re
+import types
 import typing
-from collections.abc import Awaitable, Callable, Sequence
+import weakref
+from collections.abc import Awaitable, Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar, cast, overload
 
@@ -130,8 +133,77 @@ class HandlerSpec:
     takes_context: bool
 
 
+_READ_SPECS: weakref.WeakKeyDictionary[types.CodeType, dict[Hashable, HandlerSpec]] = (
+    weakref.WeakKeyDictionary()
+)
+"""Specs read before, by the function's code, then by the rest of what a spec depends on:
+a workflow built for every run (as durable runs are) makes new closures of its functions,
+and reading a signature costs more than the rest of building the workflow."""
+
+
 def handler_spec(func: Callable[..., object], *, owner: str, is_method: bool) -> HandlerSpec:
     """Read a handler's signature. `owner` names its executor in errors."""
+    key = _spec_key(func, is_method)
+    if key is None:
+        return _read_handler_spec(func, owner=owner, is_method=is_method)
+    code, rest = key
+    specs = _READ_SPECS.get(code)
+    if specs is None:
+        specs = _READ_SPECS[code] = {}
+    spec = specs.get(rest)
+    if spec is None:
+        spec = specs[rest] = _read_handler_spec(func, owner=owner, is_method=is_method)
+    return spec
+
+
+def _spec_key(
+    func: Callable[..., object], is_method: bool
+) -> tuple[types.CodeType, Hashable] | None:
+    """What a plain function's spec depends on: its code, name, annotations, the module
+    globals its string annotations name, and `@handler` options. None for anything else (a
+    wrapper, a callable object), or when one of those cannot be hashed."""
+    if (
+        type(func) is not types.FunctionType
+        or hasattr(func, "__wrapped__")
+        or hasattr(func, "__signature__")
+    ):
+        return None
+    rest = (
+        func.__name__,
+        is_method,
+        id(func.__globals__),
+        getattr(func, HANDLER_ATTR, None),
+        tuple(func.__annotations__.items()),
+        _named_globals(func),
+    )
+    try:
+        hash(rest)
+    except TypeError:
+        return None
+    return func.__code__, rest
+
+
+def _named_globals(func: types.FunctionType) -> tuple[object, ...]:
+    """The globals the string annotations of `func` name now (a class defined again, as in
+    a notebook, must not keep its old spec)."""
+    names = (
+        name
+        for annotation in func.__annotations__.values()
+        if isinstance(annotation, str)
+        for name in _names_in(annotation)
+    )
+    return tuple(func.__globals__.get(name) for name in names)
+
+
+@functools.lru_cache(maxsize=1024)
+def _names_in(annotation: str) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(_NAME.findall(annotation)))
+
+
+_NAME = re.compile(r"(?<![\w.])[A-Za-z_]\w*")
+
+
+def _read_handler_spec(func: Callable[..., object], *, owner: str, is_method: bool) -> HandlerSpec:
     options = cast(_HandlerOptions, getattr(func, HANDLER_ATTR, _HandlerOptions()))
     params = _parameters(func, is_method)
     where = f"handler {func.__name__!r} of {owner}"
