@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 UV := $(VENV)/bin/uv
 comma := ,
 # The 0.5B model too: the llama-server recipe's tests serve it.
-EXTRAS ?= openai,anthropic,azure,local,local-qwen-coder-0-5b,mcp,a2a,otel,durable
+EXTRAS ?= openai,openai-server,anthropic,azure,local,local-qwen-coder-0-5b,mcp,a2a,otel,durable
 STAMP := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 
 # llama.cpp: a lean CPU build (same speed and outputs as the default, a third of the build time).

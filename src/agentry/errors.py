@@ -246,6 +246,7 @@ EXTRA_PACKAGES: Mapping[str, tuple[str, ...]] = {
     "local": ("llama_cpp",),
     "mcp": ("mcp",),
     "openai": ("openai",),
+    "openai-server": ("openai", "starlette", "uvicorn"),
     "otel": ("opentelemetry.sdk",),
 }
 """The packages each extra provides that agentry imports, by extra name."""

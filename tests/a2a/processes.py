@@ -11,6 +11,7 @@ import sys
 from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -60,14 +61,27 @@ async def start_server(*arguments: str, environment: dict[str, str] | None = Non
         stderr=subprocess.STDOUT,
     )
     server = ServerProcess(process, f"http://127.0.0.1:{port}")
+    await answering(process, server.url + "/.well-known/agent-card.json")
+    return server
+
+
+async def answering(process: subprocess.Popen[Any], url: str) -> None:
+    """Wait until the server `process` answers a GET of `url` (the test's timeout guards a
+    server that never does).
+
+    Raises:
+        AssertionError: The process ended first (with what it wrote on its pipe).
+    """
     async with httpx.AsyncClient() as http:
-        while True:  # the test's timeout guards a server that never answers
+        while True:
             if process.poll() is not None:
-                output = process.stdout.read().decode() if process.stdout else ""
-                raise AssertionError(f"server exited early:\n{output}")
+                pipe = process.stdout or process.stderr
+                output = pipe.read() if pipe else ""
+                text = output.decode() if isinstance(output, bytes) else str(output)
+                raise AssertionError(f"server exited early:\n{text}")
             try:
-                await http.get(server.url + "/.well-known/agent-card.json")
-                return server
+                await http.get(url)
+                return
             except httpx.TransportError:
                 await asyncio.sleep(0.05)
 

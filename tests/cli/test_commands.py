@@ -62,7 +62,7 @@ def echo_protocol() -> Iterator[list[argparse.Namespace]]:
     module.add_arguments = add_arguments  # type: ignore[attr-defined]
     module.run_from_arguments = run_from_arguments  # type: ignore[attr-defined]
     sys.modules["agentry.echo._serve"] = module
-    _serve.PROTOCOLS["echo"] = ("the echo server", "echo")
+    _serve.PROTOCOLS["echo"] = ("the echo server", "echo", "agentry.echo._serve")
     try:
         yield received
     finally:
@@ -79,7 +79,7 @@ def test_serve_hands_its_arguments_to_the_protocol(
 
 
 def test_serve_names_the_missing_piece(capsys: pytest.CaptureFixture[str]) -> None:
-    _serve.PROTOCOLS["ghost"] = ("the ghost server", "ghost")
+    _serve.PROTOCOLS["ghost"] = ("the ghost server", "ghost", "agentry.ghost._serve")
     try:
         assert main(["serve", "ghost", "app:agent"]) == 1
     finally:

@@ -53,15 +53,17 @@ def agentry_without(packages: str, *args: str, cwd: Path) -> subprocess.Complete
 
 
 @pytest.mark.parametrize(
-    ("protocol", "blocked", "missing"),
+    ("protocol", "extra", "blocked"),
     [
         ("mcp", "mcp", "mcp"),
         ("a2a", "a2a", "a2a"),
-        ("a2a", "uvicorn", "uvicorn"),
+        ("a2a", "a2a", "uvicorn"),
+        ("openai", "openai-server", "starlette"),
+        ("openai", "openai-server", "openai"),
     ],
 )
 def test_serve_without_its_extra_names_the_extra_without_a_traceback(
-    tmp_path: Path, protocol: str, blocked: str, missing: str
+    tmp_path: Path, protocol: str, extra: str, blocked: str
 ) -> None:
     (tmp_path / "app.py").write_text(AGENT)
 
@@ -71,8 +73,8 @@ def test_serve_without_its_extra_names_the_extra_without_a_traceback(
     assert "Traceback" not in result.stderr
     assert (
         f"agentry: error: `agentry serve {protocol}` needs the optional dependencies of the "
-        f"'{protocol}' extra ({missing} is missing); install them with: "
-        f"pip install 'agentry[{protocol}]'"
+        f"'{extra}' extra ({blocked} is missing); install them with: "
+        f"pip install 'agentry[{extra}]'"
     ) in result.stderr
 
 

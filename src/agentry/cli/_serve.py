@@ -1,7 +1,7 @@
-"""`agentry serve a2a|mcp ...`: host an agent or workflow over a protocol.
+"""`agentry serve a2a|mcp|openai ...`: host an agent or workflow over a protocol.
 
-Each protocol's package provides the command's arguments and its work, in a module
-`agentry.<protocol>._serve` with two functions:
+Each protocol's package provides the command's arguments and its work, in the module
+`PROTOCOLS` names, with two functions:
 
 - `add_arguments(parser: argparse.ArgumentParser) -> None`
 - `run_from_arguments(arguments: argparse.Namespace) -> int` (blocks while serving)
@@ -20,11 +20,12 @@ from agentry.errors import MissingExtraError, require_extra
 
 __all__ = ["PROTOCOLS", "add_parser"]
 
-PROTOCOLS: dict[str, tuple[str, str]] = {
-    "a2a": ("the A2A server", "a2a"),
-    "mcp": ("the MCP server", "mcp"),
+PROTOCOLS: dict[str, tuple[str, str, str]] = {
+    "a2a": ("the A2A server", "a2a", "agentry.a2a._serve"),
+    "mcp": ("the MCP server", "mcp", "agentry.mcp._serve"),
+    "openai": ("the OpenAI-compatible server", "openai-server", "agentry.openai.server._serve"),
 }
-"""protocol -> (what serves it, the extra it needs)."""
+"""protocol -> (what serves it, the extra it needs, the module with its command)."""
 
 
 def add_parser(commands: Any, parents: list[argparse.ArgumentParser]) -> None:
@@ -32,7 +33,7 @@ def add_parser(commands: Any, parents: list[argparse.ArgumentParser]) -> None:
     parser: argparse.ArgumentParser = commands.add_parser(
         "serve",
         parents=parents,
-        help="serve an agent or workflow over A2A or MCP",
+        help="serve an agent or workflow over A2A, MCP or the OpenAI API",
         description="Serve an agent or workflow. "
         "See `agentry serve PROTOCOL --help` for a protocol's options.",
     )
@@ -57,10 +58,9 @@ def _serve(arguments: argparse.Namespace) -> int:
 
 
 def _server_module(protocol: str) -> Any:
-    what, extra = PROTOCOLS[protocol]
+    what, extra, module_name = PROTOCOLS[protocol]
     feature = f"`agentry serve {protocol}`"
     require_extra(extra, feature=feature)
-    module_name = f"agentry.{protocol}._serve"
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as error:

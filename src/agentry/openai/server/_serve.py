@@ -1,0 +1,108 @@
+"""`agentry serve openai MODULE:OBJECT`: an agent as an OpenAI-compatible endpoint."""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import os
+import sys
+from collections.abc import Sequence
+
+from agentry.agents import SupportsAgentRun
+from agentry.errors import AgentryError
+from agentry.openai.server._app import DEFAULT_MAX_REQUEST_BYTES, create_app
+
+__all__ = ["add_arguments", "run_from_arguments", "serve"]
+
+
+def serve(
+    agent: SupportsAgentRun,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    api_keys: str | Sequence[str] | None = None,
+    max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
+    log_level: str = "info",
+) -> None:
+    """Serve `agent` over the Chat Completions API with uvicorn until interrupted.
+
+    Args:
+        agent: The agent (or workflow agent) to serve; its `name` is the model name.
+        host: The interface to listen on.
+        port: The port to listen on.
+        api_keys: Keys callers must send (see `create_app`); None serves everyone.
+        max_request_bytes: The largest request body accepted.
+        log_level: uvicorn's log level.
+    """
+    import uvicorn
+
+    app = create_app(agent, api_keys=api_keys, max_request_bytes=max_request_bytes)
+    uvicorn.run(app, host=host, port=port, log_level=log_level)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the `serve openai` options to `parser`."""
+    parser.add_argument("target", metavar="MODULE:OBJECT", help="the agent or workflow to serve")
+    parser.add_argument("--host", default="127.0.0.1", help="interface (default: 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8000, help="port (default: 8000)")
+    parser.add_argument(
+        "--model",
+        default=None,
+        help="the model name callers use (default: the agent's name, else 'agent')",
+    )
+    parser.add_argument(
+        "--api-key-env",
+        action="append",
+        default=[],
+        metavar="VARIABLE",
+        help="an environment variable holding a key callers must send as a bearer token "
+        "(repeat for several keys; a key is never given on the command line, where other "
+        "users of the machine could read it)",
+    )
+    parser.add_argument(
+        "--max-request-bytes",
+        type=int,
+        default=DEFAULT_MAX_REQUEST_BYTES,
+        help=f"the largest request body accepted (default: {DEFAULT_MAX_REQUEST_BYTES})",
+    )
+    parser.add_argument("--log-level", default="info", help="uvicorn log level")
+
+
+def run_from_arguments(arguments: argparse.Namespace) -> int:
+    """Serve what parsed `serve openai` arguments name; the process exit status."""
+    from agentry.targets import load_agent
+
+    try:
+        agent = load_agent(arguments.target)
+        keys = [_key(variable) for variable in arguments.api_key_env]
+        served = {arguments.model: agent} if arguments.model else agent
+        app = create_app(served, api_keys=keys, max_request_bytes=arguments.max_request_bytes)
+    except (AgentryError, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    if not keys and not _is_loopback(arguments.host):
+        print(
+            f"agentry: warning: serving on {arguments.host} without an API key: anyone who "
+            "reaches this port can run the agent (set --api-key-env)",
+            file=sys.stderr,
+        )
+    import uvicorn
+
+    uvicorn.run(app, host=arguments.host, port=arguments.port, log_level=arguments.log_level)
+    return 0
+
+
+def _key(variable: str) -> str:
+    key = os.environ.get(variable, "")
+    if not key:
+        raise ValueError(f"--api-key-env {variable}: the environment variable is not set or empty")
+    return key
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
