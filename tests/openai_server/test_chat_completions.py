@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -215,3 +216,34 @@ async def test_a_json_schema_answer_is_validated_and_asked_again(stream: bool) -
     assert len(model.calls) == 2
     assert len(contents) == 1
     assert json.loads(contents[0] or "") == {"city": "Paris", "degrees": 24}
+
+
+async def test_a_caller_that_hangs_up_stops_the_run() -> None:
+    calls: list[str] = []
+
+    @tool
+    async def slow_lookup(city: str) -> str:
+        """Look a city up, slowly."""
+        calls.append(city)
+        await asyncio.sleep(0.5)
+        return "found"
+
+    model = ScriptedChatClient(
+        [
+            ScriptedChatClient.function_call("slow_lookup", {"city": "Paris"}),
+            ScriptedChatClient.function_call("slow_lookup", {"city": "Rome"}),
+            "Done.",
+        ],
+        chunk_size=1,
+    )
+    agent = Agent(client=model, name="weather", tools=[slow_lookup])
+    async with serve(agent) as url, openai_client(url) as openai:
+        stream = await openai.chat.completions.create(
+            model="weather", messages=[{"role": "user", "content": "Look."}], stream=True
+        )
+        await stream.__anext__()
+        await stream.close()
+        await asyncio.sleep(1.5)
+
+    assert calls == ["Paris"]
+    assert len(model.calls) == 1
