@@ -1,0 +1,126 @@
+"""`Served`: what every route of the server shares: the agents, the keys, the body limit."""
+
+from __future__ import annotations
+
+import hmac
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+from starlette.requests import Request
+
+from agentry.agents import SupportsAgentRun
+from agentry.openai.server._errors import RequestError
+
+__all__ = ["Served", "checked"]
+
+
+class Served:
+    """The served agents by model name, and the rules every request meets.
+
+    Args:
+        agents: The agents by model name.
+        keys: The API keys callers may send (none: everyone is served).
+        max_request_bytes: The largest request body accepted.
+    """
+
+    def __init__(
+        self, agents: Mapping[str, SupportsAgentRun], keys: list[str], max_request_bytes: int
+    ) -> None:
+        self.agents = dict(agents)
+        self._keys = [key.encode() for key in keys]
+        self.max_request_bytes = max_request_bytes
+
+    def authorize(self, request: Request) -> None:
+        """Check the request's bearer key.
+
+        Raises:
+            RequestError: A key is needed and the request has none that matches (401).
+        """
+        if not self._keys:
+            return
+        scheme, _, key = request.headers.get("authorization", "").partition(" ")
+        given = key.strip().encode()
+        # every key is compared, so the time taken does not tell which one came close
+        matches = [hmac.compare_digest(given, known) for known in self._keys]
+        if scheme.lower() != "bearer" or not any(matches):
+            raise RequestError(
+                401,
+                "a valid API key is needed: send it as 'Authorization: Bearer KEY'",
+                code="invalid_api_key",
+            )
+
+    def agent(self, name: str, *, param: str | None = "model") -> SupportsAgentRun:
+        """The agent served as model `name`.
+
+        Raises:
+            RequestError: No agent has that name (404).
+        """
+        agent = self.agents.get(name)
+        if agent is None:
+            served = ", ".join(repr(n) for n in self.agents)
+            raise RequestError(
+                404,
+                f"there is no model {name!r} here; this server serves {served}",
+                param=param,
+                code="model_not_found",
+            )
+        return agent
+
+    async def body(self, request: Request) -> object:
+        """The request's JSON body, read up to the size limit.
+
+        Raises:
+            RequestError: The body is too large (413) or not JSON (400).
+        """
+        declared = request.headers.get("content-length", "")
+        limit = self.max_request_bytes
+        too_large = RequestError(
+            413, f"the request body is larger than the server accepts ({limit} bytes)"
+        )
+        if declared.isdigit() and int(declared) > limit:
+            raise too_large
+        body = bytearray()
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > limit:
+                raise too_large
+        try:
+            return json.loads(body)
+        except ValueError as error:
+            raise RequestError(400, f"the request body is not JSON: {error}") from None
+
+
+def checked(model: type[BaseModel], body: object, *, tool_fields: tuple[str, ...]) -> Any:
+    """`body` read as `model`, or a 400 that names each field at fault.
+
+    Args:
+        model: The request's pydantic model.
+        body: The JSON body.
+        tool_fields: Fields that declare tools of the caller's, refused with their own
+            reason (the agent runs its own tools).
+    """
+    if isinstance(body, dict):
+        declared = [f for f in tool_fields if f in body]
+        if declared:
+            raise RequestError(
+                400,
+                f"{declared[0]}: the served agent runs its own tools, so a request cannot "
+                "declare tools; leave out " + ", ".join(declared),
+                param=declared[0],
+                code="unsupported_parameter",
+            )
+    try:
+        return model.model_validate(body)
+    except ValidationError as error:
+        errors = error.errors(include_url=False)
+        first = ".".join(str(p) for p in errors[0]["loc"]) or None
+        raise RequestError(400, "; ".join(_problem(e) for e in errors), param=first) from None
+
+
+def _problem(error: Any) -> str:
+    where = ".".join(str(p) for p in error["loc"]) or "the body"
+    if error["type"] == "extra_forbidden":
+        return f"{where}: not supported by this server; leave it out"
+    return f"{where}: {error['msg']}"
