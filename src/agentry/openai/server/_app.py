@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncGenerator, Mapping, Sequence
+from contextlib import asynccontextmanager
 from functools import partial
 
 from starlette.applications import Starlette
@@ -13,6 +14,8 @@ from starlette.routing import Route
 from agentry.agents import SupportsAgentRun
 from agentry.openai.server._chat_route import chat_completions
 from agentry.openai.server._errors import RequestError
+from agentry.openai.server._response_store import InMemoryResponseStore, ResponseStore
+from agentry.openai.server._responses_route import create_response, delete_response, get_response
 from agentry.openai.server._served import Served
 
 __all__ = ["DEFAULT_MAX_REQUEST_BYTES", "create_app"]
@@ -26,13 +29,16 @@ def create_app(
     *,
     api_keys: str | Sequence[str] | None = None,
     max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
+    response_store: ResponseStore | None = None,
 ) -> Starlette:
-    """An ASGI application that answers Chat Completions requests with agent runs.
+    """An ASGI application that answers OpenAI API requests with agent runs.
 
     Each agent is a model of the server: `GET /v1/models` lists them and a request's
     `model` picks one. `POST /v1/chat/completions` runs it on the request's messages
-    (the whole conversation comes with each request), streamed as server-sent events
-    when the request says `stream`. The agent runs its own tools; the answer is its text.
+    (the whole conversation comes with each request); `POST /v1/responses` runs it on
+    the request's input after the stored conversation its `previous_response_id` names.
+    Both stream server-sent events when the request says `stream`. The agent runs its
+    own tools; the answer is its text.
 
     Args:
         agents: The agent to serve, named by its `name` (`"agent"` without one), or
@@ -40,6 +46,9 @@ def create_app(
         api_keys: Keys a caller must send as `Authorization: Bearer KEY`; None serves
             everyone.
         max_request_bytes: The largest request body accepted.
+        response_store: Where responses are stored for `previous_response_id` (default:
+            in memory, the latest 10,000); a `SQLResponseStore` shares them between
+            servers and keeps them across restarts. The application closes it on shutdown.
 
     Raises:
         ValueError: No agent, a model name that is empty, an empty key, or
@@ -56,12 +65,31 @@ def create_app(
     if any(not key for key in keys):
         raise ValueError("an API key must not be empty")
     served = Served(_by_model(agents), keys, max_request_bytes)
+    store = response_store if response_store is not None else InMemoryResponseStore()
     routes = [
         Route("/v1/models", partial(_models, served), methods=["GET"]),
         Route("/v1/models/{model:path}", partial(_model, served), methods=["GET"]),
         Route("/v1/chat/completions", partial(chat_completions, served), methods=["POST"]),
+        Route("/v1/responses", partial(create_response, served, store), methods=["POST"]),
+        Route("/v1/responses/{response_id}", partial(get_response, served, store), methods=["GET"]),
+        Route(
+            "/v1/responses/{response_id}",
+            partial(delete_response, served, store),
+            methods=["DELETE"],
+        ),
     ]
-    return Starlette(routes=routes)
+    return Starlette(routes=routes, lifespan=partial(_closing, store))
+
+
+@asynccontextmanager
+async def _closing(store: ResponseStore, app: Starlette) -> AsyncGenerator[None, None]:
+    """The application's lifespan: the response store is closed at shutdown."""
+    try:
+        yield
+    finally:
+        close = getattr(store, "close", None)
+        if close is not None:
+            await close()
 
 
 def _by_model(

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import base64
 import binascii
-import mimetypes
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agentry.openai.server._contents import image_content
 from agentry.types import ChatOptions, Content, Message
 
 __all__ = ["ChatCompletionRequest", "run_inputs"]
@@ -226,9 +226,7 @@ def _part(part: object) -> Content:
     if isinstance(part, _TextPart):
         return Content.from_text(part.text)
     if isinstance(part, _ImagePart):
-        url = part.image_url.url
-        guessed = None if url.startswith("data:") else mimetypes.guess_type(url)[0]
-        return Content.from_uri(url, guessed if guessed and guessed.startswith("image/") else None)
+        return image_content(part.image_url.url)
     if isinstance(part, _AudioPart):
         try:
             data = base64.b64decode(part.input_audio.data, validate=True)

@@ -9,9 +9,9 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
-from agentry.openai.server._errors import RequestError
 from agentry.openai.server._chat_replies import Completion, TextStream
 from agentry.openai.server._chat_requests import ChatCompletionRequest, run_inputs
+from agentry.openai.server._errors import RequestError
 from agentry.openai.server._runs import (
     AgentStream,
     answer_to,

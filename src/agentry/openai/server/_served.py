@@ -5,7 +5,7 @@ from __future__ import annotations
 import hmac
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 from pydantic import BaseModel, ValidationError
 from starlette.requests import Request
@@ -101,26 +101,57 @@ def checked(model: type[BaseModel], body: object, *, tool_fields: tuple[str, ...
         tool_fields: Fields that declare tools of the caller's, refused with their own
             reason (the agent runs its own tools).
     """
-    if isinstance(body, dict):
-        declared = [f for f in tool_fields if f in body]
-        if declared:
-            raise RequestError(
-                400,
-                f"{declared[0]}: the served agent runs its own tools, so a request cannot "
-                "declare tools; leave out " + ", ".join(declared),
-                param=declared[0],
-                code="unsupported_parameter",
-            )
+    _refuse_tools(body, tool_fields)
     try:
         return model.model_validate(body)
     except ValidationError as error:
-        errors = error.errors(include_url=False)
-        first = ".".join(str(p) for p in errors[0]["loc"]) or None
-        raise RequestError(400, "; ".join(_problem(e) for e in errors), param=first) from None
+        problems = _problems(body, list(error.errors(include_url=False)))
+        text = "; ".join(text for _, text in problems)
+        raise RequestError(400, text, param=problems[0][0]) from None
 
 
-def _problem(error: Any) -> str:
-    where = ".".join(str(p) for p in error["loc"]) or "the body"
-    if error["type"] == "extra_forbidden":
-        return f"{where}: not supported by this server; leave it out"
-    return f"{where}: {error['msg']}"
+def _refuse_tools(body: object, tool_fields: tuple[str, ...]) -> None:
+    declared = [f for f in tool_fields if isinstance(body, dict) and f in body]
+    if declared:
+        raise RequestError(
+            400,
+            f"{declared[0]}: the served agent runs its own tools, so a request cannot "
+            "declare tools; leave out " + ", ".join(declared),
+            param=declared[0],
+            code="unsupported_parameter",
+        )
+
+
+_TYPE_MISMATCHES = frozenset({"string_type", "list_type", "dict_type", "model_type"})
+"""Errors of a union's other branches, such as "should be a string" for a list that holds
+a bad item: left out when the input has more telling errors."""
+
+
+def _problems(body: object, errors: list[Any]) -> list[tuple[str | None, str]]:
+    """(field, what is wrong with it) for each error worth telling."""
+    telling = [e for e in errors if e["type"] not in _TYPE_MISMATCHES] or errors
+    problems: list[tuple[str | None, str]] = []
+    for error in telling:
+        where = _field(body, error["loc"])
+        if error["type"] == "extra_forbidden":
+            text = f"{where}: not supported by this server; leave it out"
+        else:
+            text = f"{where or 'the body'}: {error['msg']}"
+        if text not in (t for _, t in problems):
+            problems.append((where, text))
+    return problems
+
+
+def _field(body: object, location: tuple[int | str, ...]) -> str | None:
+    """The path in `body` of an error's location, without the names pydantic gives a
+    union's branches and tags (`messages.0.content`, not `messages.0.user.content`)."""
+    node, path = body, list[str]()
+    for index, part in enumerate(location):
+        if isinstance(node, dict) and part in node:
+            node = cast(dict[Any, Any], node)[part]
+        elif isinstance(node, list) and isinstance(part, int):
+            node = cast(list[Any], node)[part] if part < len(cast(list[Any], node)) else None
+        elif index < len(location) - 1:
+            continue  # a branch or a tag: only a field that is missing ends a location
+        path.append(str(part))
+    return ".".join(path) or None
