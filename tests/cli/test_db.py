@@ -11,6 +11,7 @@ COMPONENTS = {
     "agentry_a2a_sessions": 1,
     "agentry_a2a_tasks": 2,
     "agentry_messages": 1,
+    "agentry_openai_responses": 1,
     "agentry_workflow_checkpoints": 1,
 }
 

@@ -247,3 +247,14 @@ async def test_a_caller_that_hangs_up_stops_the_run() -> None:
 
     assert calls == ["Paris"]
     assert len(model.calls) == 1
+
+
+async def test_an_answer_cut_at_the_token_limit_says_length() -> None:
+    cut = ChatResponse(messages=[Message("assistant", ["Sunny in Pa"])], finish_reason="length")
+    agent, _ = weather_agent(cut)
+    async with serve(agent) as url, openai_client(url) as openai:
+        completion = await openai.chat.completions.create(
+            model="weather", messages=[{"role": "user", "content": "Weather?"}], max_tokens=4
+        )
+
+    assert completion.choices[0].finish_reason == "length"

@@ -11,6 +11,7 @@ import pytest
 from openai.types.responses import (
     ResponseCompletedEvent,
     ResponseFailedEvent,
+    ResponseIncompleteEvent,
     ResponseStreamEvent,
     ResponseTextDeltaEvent,
 )
@@ -351,3 +352,19 @@ async def test_the_memory_store_forgets_the_least_recently_used_past_its_size() 
     assert [await store.get(n) is not None for n in ("a", "b", "c")] == [True, False, True]
     with pytest.raises(ValueError, match="max_responses must be at least 1"):
         InMemoryResponseStore(max_responses=0)
+
+
+async def test_an_answer_cut_at_the_token_limit_is_incomplete() -> None:
+    cut = ChatResponse(messages=[Message("assistant", ["Sunny in Pa"])], finish_reason="length")
+    agent, _ = weather_agent(cut, cut)
+    async with serve(agent) as url, openai_client(url) as o:
+        whole = await o.responses.create(model="weather", input="Weather?", max_output_tokens=4)
+        events = [
+            e
+            async for e in await o.responses.create(model="weather", input="Weather?", stream=True)
+        ]
+
+    assert (whole.status, whole.output_text) == ("incomplete", "Sunny in Pa")
+    assert whole.incomplete_details is not None
+    assert whole.incomplete_details.reason == "max_output_tokens"
+    assert last(events, ResponseIncompleteEvent).response.status == "incomplete"

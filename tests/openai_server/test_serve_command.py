@@ -65,6 +65,10 @@ async def served(tmp_path: Path, *options: str, key: str) -> AsyncGenerator[str,
             process.stderr.close()
 
 
+def client_of(url: str) -> openai.AsyncOpenAI:
+    return openai.AsyncOpenAI(base_url=url, api_key="unused", max_retries=0)
+
+
 async def test_an_agent_uses_a_served_agent_as_its_model(tmp_path: Path) -> None:
     async with served(tmp_path, "--model", "calc", "--api-key-env", "CALC_KEY", key="k-1") as url:
         async with OpenAIChatCompletionClient("calc", base_url=url, api_key="k-1") as model:
@@ -102,11 +106,26 @@ def test_serving_beyond_this_machine_without_a_key_warns(tmp_path: Path) -> None
     )
     try:
         assert process.stderr is not None
-        first_line = process.stderr.readline()
+        first_lines = process.stderr.readline() + process.stderr.readline()
     finally:
         process.terminate()
         process.wait(15)
         if process.stderr:
             process.stderr.close()
 
-    assert "serving on 0.0.0.0 without an API key: anyone who reaches this port" in first_line
+    assert "stored responses are kept in memory" in first_lines
+    assert "serving on 0.0.0.0 without an API key: anyone who reaches this port" in first_lines
+
+
+async def test_stored_responses_outlive_the_server_in_its_database(tmp_path: Path) -> None:
+    database = tmp_path / "responses.sqlite"
+    options = ("--database", str(database))
+    async with served(tmp_path, *options, key="") as url, client_of(url) as o:
+        first = await o.responses.create(model="calculator", input="What is 2 + 3?")
+    async with served(tmp_path, *options, key="") as url, client_of(url) as o:
+        again = await o.responses.create(
+            model="calculator", input="Say it again.", previous_response_id=first.id
+        )
+
+    assert first.output_text == again.output_text == "The sum is 5."
+    assert again.previous_response_id == first.id

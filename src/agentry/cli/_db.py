@@ -96,6 +96,14 @@ async def _upgrade(arguments: argparse.Namespace) -> int:
         from agentry.a2a import prepare_database
 
         await prepare_database(url)
+    if all(importlib.util.find_spec(p) is not None for p in ("openai", "starlette")):
+        from agentry.openai.server import SQLResponseStore
+
+        responses = SQLResponseStore(url)
+        try:
+            await responses.prepare()
+        finally:
+            await responses.close()
     for component, version in sorted((await _versions(url)).items()):
         found = before.get(component, 0)
         change = "up to date" if found == version else f"{found or 'new'} -> {version}"

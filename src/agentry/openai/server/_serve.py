@@ -11,6 +11,8 @@ from collections.abc import Sequence
 from agentry.agents import SupportsAgentRun
 from agentry.errors import AgentryError
 from agentry.openai.server._app import DEFAULT_MAX_REQUEST_BYTES, create_app
+from agentry.openai.server._response_store import SQLResponseStore
+from agentry.storage import database_url, default_database_url, safe_url
 
 __all__ = ["add_arguments", "run_from_arguments", "serve"]
 
@@ -60,6 +62,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "users of the machine could read it)",
     )
     parser.add_argument(
+        "--database",
+        default=None,
+        help="where responses are stored for previous_response_id: a SQLite file or a "
+        "database URL such as postgresql://USER@HOST/DB, which servers can share (default: "
+        "$AGENTRY_DATABASE_URL, else in memory); 'none' keeps them in memory",
+    )
+    parser.add_argument(
         "--max-request-bytes",
         type=int,
         default=DEFAULT_MAX_REQUEST_BYTES,
@@ -76,10 +85,17 @@ def run_from_arguments(arguments: argparse.Namespace) -> int:
         agent = load_agent(arguments.target)
         keys = [_key(variable) for variable in arguments.api_key_env]
         served = {arguments.model: agent} if arguments.model else agent
-        app = create_app(served, api_keys=keys, max_request_bytes=arguments.max_request_bytes)
+        store, where = _response_store(arguments.database)
+        app = create_app(
+            served,
+            api_keys=keys,
+            max_request_bytes=arguments.max_request_bytes,
+            response_store=store,
+        )
     except (AgentryError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    print(f"agentry: stored responses are kept {where}", file=sys.stderr, flush=True)
     if not keys and not _is_loopback(arguments.host):
         print(
             f"agentry: warning: serving on {arguments.host} without an API key: anyone who "
@@ -90,6 +106,14 @@ def run_from_arguments(arguments: argparse.Namespace) -> int:
 
     uvicorn.run(app, host=arguments.host, port=arguments.port, log_level=arguments.log_level)
     return 0
+
+
+def _response_store(database: str | None) -> tuple[SQLResponseStore | None, str]:
+    """The store `--database` names (None: in memory), and where it keeps responses."""
+    chosen = database or default_database_url()
+    if chosen is None or chosen.lower() == "none":
+        return None, "in memory"
+    return SQLResponseStore(chosen), f"in {safe_url(database_url(chosen))}"
 
 
 def _key(variable: str) -> str:
