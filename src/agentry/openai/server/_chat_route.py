@@ -9,7 +9,8 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
-from agentry.openai.server._chat_replies import Completion, TextStream
+from agentry.openai.server._answer_text import TextStream
+from agentry.openai.server._chat_replies import Completion
 from agentry.openai.server._chat_requests import ChatCompletionRequest, run_inputs
 from agentry.openai.server._errors import RequestError
 from agentry.openai.server._runs import (

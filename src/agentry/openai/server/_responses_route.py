@@ -11,7 +11,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
 from agentry.errors import HistoryStoreError
-from agentry.openai.server._chat_replies import TextStream, answer_text
+from agentry.openai.server._answer_text import TextStream, answer_text
 from agentry.openai.server._errors import RequestError
 from agentry.openai.server._response_store import ResponseStore, StoredResponse, conversation
 from agentry.openai.server._responses_replies import ResponseDraft
