@@ -26,6 +26,7 @@ from agentry.agents._authorizations import (
     hold_for_authorization,
     resolve_authorizations,
 )
+from agentry.agents._caller_tools import calls_for_the_caller
 from agentry.agents._output_check import OutputCheck
 from agentry.agents._usage_guard import UsageCounter
 from agentry.clients import BaseChatClient, checked_responder, checked_streamer, stream_break
@@ -406,15 +407,18 @@ class _Run(UsageCounter):
                 if self.stream:
                     yield self._update(Message("assistant", requests, author_name=self.author_name))
                 return
+            for_the_caller = calls_for_the_caller(calls, self.tools)
+            if for_the_caller:  # the run ends with them unanswered, once its own are run
+                calls = [c for c in calls if all(c is not mine for mine in for_the_caller)]
+                if not calls:
+                    return
             batch = yield self._invoke(calls)
             rounds += 1
             added, paused = self._add_results(conversation, calls, batch.results)
             if self.stream:
                 for message in added:
                     yield self._update(message)
-            if paused:
-                return
-            if batch.terminate:
+            if paused or batch.terminate or for_the_caller:
                 return
             consecutive_errors = consecutive_errors + 1 if batch.all_failed else 0
             if consecutive_errors > plan.config.max_consecutive_errors_per_request:
