@@ -33,6 +33,7 @@ __all__ = [
     "ToolExecutionError",
     "ToolExecutionException",
     "ToolLoopLimitError",
+    "ToolNameConflictError",
     "UnknownToolError",
     "UsageLimitExceeded",
     "UsageLimitExceededError",
@@ -171,6 +172,10 @@ class ScriptExhaustedError(ChatClientError):
 
 class ToolError(AgentryError):
     """Base class of tool errors."""
+
+
+class ToolNameConflictError(ToolError, ValueError):
+    """Two tools of one run have the same name, so the model could not tell them apart."""
 
 
 class UnknownToolError(ToolError, LookupError):

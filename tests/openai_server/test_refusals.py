@@ -60,8 +60,12 @@ async def test_an_unknown_model_is_a_404_that_names_the_served_ones() -> None:
 
 REFUSED: list[tuple[dict[str, Any], str]] = [
     (
-        {"tools": [{"type": "function", "function": {"name": "f", "parameters": {}}}]},
-        "tools: the served agent runs its own tools",
+        {"extra_body": {"functions": [{"name": "f", "parameters": {}}]}},
+        "functions: the legacy function-calling fields are not served; declare them in tools",
+    ),
+    (
+        {"tools": [{"type": "function", "function": {"name": "bad name!"}}]},
+        "tools.0.function.name: String should match pattern",
     ),
     ({"n": 2}, "n: Input should be 1"),
     ({"logprobs": True}, "logprobs: Input should be False"),

@@ -255,7 +255,7 @@ async def test_input_items_reach_the_model_as_messages() -> None:
 
 
 REFUSED: list[tuple[dict[str, Any], str]] = [
-    ({"tools": [{"type": "web_search"}]}, "tools: the served agent runs its own tools"),
+    ({"tools": [{"type": "web_search"}]}, "tools.0.type: Input should be 'function'"),
     ({"reasoning": {"effort": "low"}}, "reasoning: not supported by this server"),
     (
         {"input": [{"type": "reasoning", "id": "r1", "summary": []}]},

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
+from agentry.errors import ToolNameConflictError
 from agentry.tools._function_tool import FunctionTool
 
 __all__ = ["check_unique_tool_names", "normalize_tools"]
@@ -36,7 +37,7 @@ def check_unique_tool_names(tools: Sequence[object]) -> None:
     """Raise if two of `tools` have the same name (the model could not tell them apart).
 
     Raises:
-        ValueError: Two tools share a name; the message names both.
+        ToolNameConflictError: Two tools share a name; the message names both.
     """
     seen: dict[str, object] = {}
     for item in tools:
@@ -52,7 +53,7 @@ def check_unique_tool_names(tools: Sequence[object]) -> None:
             if first is item
             else f"{_describe(first)} and {_describe(item)} are both named {name!r}"
         )
-        raise ValueError(
+        raise ToolNameConflictError(
             f"tool names must be unique, or the model cannot tell which one it calls: {clash}; "
             "give each tool once, and rename one of two different tools "
             "(FunctionTool(func=..., name=...), or tool_name_prefix= for an MCP server)"

@@ -14,7 +14,8 @@ from openai.types.chat.chat_completion_chunk import Choice as ChunkChoice
 from openai.types.chat.chat_completion_chunk import ChoiceDelta
 
 from agentry.openai.server._answer_text import answer_text
-from agentry.types import AgentResponse, UsageDetails
+from agentry.openai.server._caller_tools import arguments_text
+from agentry.types import AgentResponse, Content, UsageDetails
 
 __all__ = ["Completion", "finish_reason", "usage"]
 
@@ -29,13 +30,20 @@ class Completion:
     id: str = field(default_factory=lambda: f"chatcmpl-{uuid.uuid4().hex}")
     created: int = field(default_factory=lambda: int(time.time()))
 
-    def of(self, response: AgentResponse[Any], *, structured: bool) -> dict[str, Any]:
-        """The `chat.completion` object answering with `response`."""
-        message = ChatCompletionMessage(role="assistant", content=answer_text(response, structured))
+    def of(
+        self, response: AgentResponse[Any], *, structured: bool, calls: list[Content]
+    ) -> dict[str, Any]:
+        """The `chat.completion` object answering with `response`, and with `calls` of the
+        caller's tools."""
+        text = answer_text(response, structured)
+        message = ChatCompletionMessage.model_validate(
+            {"role": "assistant", "content": text or None if calls else text}
+            | ({"tool_calls": [_tool_call(call) for call in calls]} if calls else {})
+        )
         choice = Choice(
             index=0,
             message=message,
-            finish_reason=finish_reason(response.finish_reason),
+            finish_reason="tool_calls" if calls else finish_reason(response.finish_reason),
             logprobs=None,
         )
         completion = ChatCompletion(
@@ -53,14 +61,20 @@ class Completion:
         *,
         content: str | None = None,
         role: Literal["assistant"] | None = None,
-        finish: str | None = None,
+        finish: _FinishReason | None = None,
     ) -> dict[str, Any]:
         """A `chat.completion.chunk` carrying a delta of the one choice."""
         delta = ChoiceDelta(role=role, content=content) if role else ChoiceDelta(content=content)
-        choice = ChunkChoice(
-            index=0, delta=delta, finish_reason=finish_reason(finish) if finish else None
-        )
+        choice = ChunkChoice(index=0, delta=delta, finish_reason=finish)
         return self._chunk([choice]).model_dump(mode="json", exclude_unset=True)
+
+    def call_chunk(self, index: int, call: Content) -> dict[str, Any]:
+        """A chunk carrying one whole call of a caller's tool."""
+        tool_call = {"index": index, **_tool_call(call)}
+        delta = ChoiceDelta.model_validate({"tool_calls": [tool_call]})
+        return self._chunk([ChunkChoice(index=0, delta=delta)]).model_dump(
+            mode="json", exclude_unset=True
+        )
 
     def usage_chunk(self, usage_details: UsageDetails | None) -> dict[str, Any]:
         """The last chunk of a stream asked to include usage: no choices, the usage."""
@@ -78,6 +92,14 @@ class Completion:
             model=self.model,
             choices=choices,
         )
+
+
+def _tool_call(call: Content) -> dict[str, Any]:
+    return {
+        "id": call.call_id,
+        "type": "function",
+        "function": {"name": call.name, "arguments": arguments_text(call)},
+    }
 
 
 def finish_reason(reason: str | None) -> _FinishReason:

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import base64
 import binascii
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agentry.openai.server._caller_tools import caller_tools, tool_mode
 from agentry.openai.server._contents import image_content
 from agentry.types import ChatOptions, Content, Message
 
@@ -134,11 +135,32 @@ _ResponseFormat = Annotated[
 ]
 
 
+class _FunctionDeclaration(_Strict):
+    name: str = Field(pattern=r"^[A-Za-z0-9_-]{1,64}$")
+    description: str | None = None
+    parameters: dict[str, Any] | None = None
+    strict: bool | None = None
+
+
+class _ToolDeclaration(_Strict):
+    type: Literal["function"]
+    function: _FunctionDeclaration
+
+
+class _FunctionName(_Strict):
+    name: str
+
+
+class _NamedToolChoice(_Strict):
+    type: Literal["function"]
+    function: _FunctionName
+
+
 class ChatCompletionRequest(_Strict):
     """The body of `POST /v1/chat/completions`, as far as an agent can honour it.
 
-    `model` names the served agent. The agent runs its own tools, so a request that
-    declares tools of its own is refused.
+    `model` names the served agent. The agent runs its own tools; `tools` the request
+    declares are the caller's: when the model calls one, the answer carries the call.
     """
 
     model: str
@@ -157,18 +179,28 @@ class ChatCompletionRequest(_Strict):
     user: str | None = None
     n: Literal[1] | None = None
     logprobs: Literal[False] | None = None
+    tools: list[_ToolDeclaration] | None = None
+    tool_choice: Literal["auto", "none", "required"] | _NamedToolChoice | None = None
+    parallel_tool_calls: bool | None = None
+
+    @property
+    def caller_tool_names(self) -> set[str]:
+        """The names of the tools the request declares."""
+        return {t.function.name for t in self.tools or ()}
 
 
-def run_inputs(request: ChatCompletionRequest) -> tuple[list[Message], ChatOptions, Any]:
-    """(messages, chat options, response format) of the agent run `request` asks for.
+def run_inputs(request: ChatCompletionRequest) -> tuple[list[Message], dict[str, Any]]:
+    """(messages, keyword arguments) of the agent run `request` asks for: chat options,
+    response format, the caller's tools.
 
     Raises:
         ValueError: A message part cannot be read (a file that is not a `data:` URI, audio
             that is not base64).
     """
     messages = [_message(m) for m in request.messages]
-    options: ChatOptions = {}
-    sampling = {
+    choice = request.tool_choice
+    named = choice.function.name if isinstance(choice, _NamedToolChoice) else None
+    chosen = {
         "temperature": request.temperature,
         "top_p": request.top_p,
         "max_tokens": request.max_completion_tokens or request.max_tokens,
@@ -177,9 +209,20 @@ def run_inputs(request: ChatCompletionRequest) -> tuple[list[Message], ChatOptio
         "frequency_penalty": request.frequency_penalty,
         "presence_penalty": request.presence_penalty,
         "user": request.user,
+        "tool_choice": tool_mode(None if named else cast(str | None, choice), named),
+        "allow_multiple_tool_calls": request.parallel_tool_calls,
     }
-    options.update({k: v for k, v in sampling.items() if v is not None})  # type: ignore[typeddict-item]
-    return messages, options, _response_format(request.response_format)
+    options = cast(ChatOptions, {k: v for k, v in chosen.items() if v is not None})
+    run: dict[str, Any] = {"options": options} if options else {}
+    response_format = _response_format(request.response_format)
+    if response_format is not None:
+        run["response_format"] = response_format
+    if request.tools:
+        declared = [
+            (t.function.name, t.function.description, t.function.parameters) for t in request.tools
+        ]
+        run["tools"] = caller_tools(declared)
+    return messages, run
 
 
 def _response_format(response_format: object) -> Any:

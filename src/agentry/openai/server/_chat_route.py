@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
-from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
 from agentry.openai.server._answer_text import TextStream
-from agentry.openai.server._chat_replies import Completion
+from agentry.openai.server._caller_tools import pending_calls
+from agentry.openai.server._chat_replies import Completion, finish_reason
 from agentry.openai.server._chat_requests import ChatCompletionRequest, run_inputs
 from agentry.openai.server._errors import RequestError
 from agentry.openai.server._runs import (
@@ -27,7 +27,10 @@ from agentry.types import AgentResponseUpdate
 
 __all__ = ["chat_completions"]
 
-_TOOL_FIELDS = ("tools", "tool_choice", "parallel_tool_calls", "functions", "function_call")
+_REFUSED = {
+    "functions": "the legacy function-calling fields are not served; declare them in tools",
+    "function_call": "the legacy function-calling fields are not served; use tool_choice",
+}
 
 
 async def chat_completions(served: Served, request: Request) -> Response:
@@ -35,29 +38,28 @@ async def chat_completions(served: Served, request: Request) -> Response:
     try:
         served.authorize(request)
         chat: ChatCompletionRequest = checked(
-            ChatCompletionRequest, await served.body(request), tool_fields=_TOOL_FIELDS
+            ChatCompletionRequest, await served.body(request), refused=_REFUSED
         )
         agent = served.agent(chat.model)
         try:
-            messages, options, response_format = run_inputs(chat)
+            messages, run = run_inputs(chat)
         except ValueError as error:
             raise RequestError(400, str(error), param="messages") from None
-        run_options: dict[str, Any] = {}
-        if options:
-            run_options["options"] = options
-        if response_format is not None:
-            run_options["response_format"] = response_format
         completion = Completion(chat.model)
-        structured = response_format is not None
+        structured = "response_format" in run
+        callers = chat.caller_tool_names
         if not chat.stream:
-            response = await run_agent(agent, chat.model, messages, run_options)
-            return JSONResponse(completion.of(response, structured=structured))
-        stream = start_agent(agent, chat.model, messages, run_options)
+            response = await run_agent(agent, chat.model, messages, run)
+            calls = pending_calls(response, callers)
+            return JSONResponse(completion.of(response, structured=structured, calls=calls))
+        stream = start_agent(agent, chat.model, messages, run)
         first = await first_update(stream)
     except RequestError as error:
         return error.response()
     include_usage = bool(chat.stream_options and chat.stream_options.include_usage)
-    events = _events(stream, first, completion, structured=structured, usage=include_usage)
+    events = _events(
+        stream, first, completion, structured=structured, usage=include_usage, callers=callers
+    )
     return StreamingResponse(events, media_type="text/event-stream")
 
 
@@ -68,9 +70,11 @@ async def _events(
     *,
     structured: bool,
     usage: bool,
+    callers: set[str],
 ) -> AsyncIterator[str]:
     """The server-sent events of a streamed answer: the text as it comes (a structured
-    answer whole, once validated), the finish reason, the usage if asked, `[DONE]`."""
+    answer whole, once validated), the calls of the caller's tools, the finish reason, the
+    usage if asked, `[DONE]`."""
     yield _event(completion.chunk(role="assistant", content=""))
     try:
         text = TextStream()
@@ -81,7 +85,11 @@ async def _events(
         response = complete(await stream.get_final_response())
         if structured:
             yield _event(completion.chunk(content=json.dumps(response.value, ensure_ascii=False)))
-        yield _event(completion.chunk(finish=response.finish_reason or "stop"))
+        calls = pending_calls(response, callers)
+        for index, call in enumerate(calls):
+            yield _event(completion.call_chunk(index, call))
+        finish = "tool_calls" if calls else finish_reason(response.finish_reason)
+        yield _event(completion.chunk(finish=finish))
         if usage:
             yield _event(completion.usage_chunk(response.usage_details))
     except Exception as error:

@@ -10,6 +10,7 @@ from agentry.errors import (
     AgentryError,
     ChatClientError,
     OutputValidationError,
+    ToolNameConflictError,
     UsageLimitExceededError,
 )
 
@@ -64,6 +65,9 @@ class RequestError(Exception):
 def run_failure(error: Exception) -> RequestError | None:
     """The answer to an agent run that raised `error`; None for an unexpected error, which
     the server logs and answers without its details."""
+    if isinstance(error, ToolNameConflictError):
+        message = f"tools: {error}; the served agent has a tool of that name: rename yours"
+        return RequestError(400, message, param="tools")
     if isinstance(error, UsageLimitExceededError):
         return RequestError(422, str(error), code="usage_limit_exceeded")
     if isinstance(error, OutputValidationError):

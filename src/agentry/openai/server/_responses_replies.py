@@ -8,10 +8,13 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentry.openai.server._responses_requests import ResponseRequest
-from agentry.types import UsageDetails
+from pydantic import BaseModel
 
-__all__ = ["ResponseDraft"]
+from agentry.openai.server._caller_tools import arguments_text
+from agentry.openai.server._responses_requests import ResponseRequest
+from agentry.types import Content, UsageDetails
+
+__all__ = ["ResponseDraft", "call_item_id"]
 
 
 @dataclass
@@ -40,8 +43,10 @@ class ResponseDraft:
         finish_reason: str | None = None,
         usage: UsageDetails | None = None,
         error: dict[str, str] | None = None,
+        calls: list[Content] | None = None,
     ) -> dict[str, Any]:
-        """The `response` object: in progress (no text yet), or done with `text`."""
+        """The `response` object: in progress (no text yet), or done with `text` and the
+        `calls` of the caller's tools."""
         request = self.request
         incomplete = _incomplete_reason(finish_reason) if text is not None else None
         if incomplete is not None:
@@ -52,7 +57,12 @@ class ResponseDraft:
             "created_at": self.created_at,
             "model": request.model,
             "status": status,
-            "output": [] if text is None else [self.message(text, "completed")],
+            "output": []
+            if text is None
+            else [
+                self.message(text, "completed"),
+                *(self.call(c, "completed") for c in calls or ()),
+            ],
             "instructions": request.instructions,
             "previous_response_id": request.previous_response_id,
             "metadata": request.metadata or {},
@@ -63,9 +73,11 @@ class ResponseDraft:
             "text": (request.text.model_dump(by_alias=True) if request.text else None)
             or {"format": {"type": "text"}},
             "user": request.user,
-            "parallel_tool_calls": False,
-            "tool_choice": "auto",
-            "tools": [],
+            "parallel_tool_calls": request.parallel_tool_calls is not False,
+            "tool_choice": request.tool_choice.model_dump()
+            if isinstance(request.tool_choice, BaseModel)
+            else request.tool_choice or "auto",
+            "tools": [t.model_dump(exclude_none=True) for t in request.tools or ()],
             "error": error,
             "incomplete_details": {"reason": incomplete} if incomplete else None,
             "usage": _usage(usage),
@@ -83,6 +95,18 @@ class ResponseDraft:
             "content": content,
         }
 
+    def call(self, call: Content, status: str) -> dict[str, Any]:
+        """The `function_call` output item of a call of the caller's tool (no arguments
+        while in progress)."""
+        return {
+            "id": call_item_id(call),
+            "type": "function_call",
+            "call_id": call.call_id,
+            "name": call.name,
+            "arguments": arguments_text(call) if status == "completed" else "",
+            "status": status,
+        }
+
     def part(self, text: str) -> dict[str, Any]:
         """The `output_text` part holding `text`."""
         return {"type": "output_text", "text": text, "annotations": [], "logprobs": []}
@@ -97,6 +121,11 @@ class ResponseDraft:
         """An event about the output message's one text part."""
         where = {"item_id": self.message_id, "output_index": 0, "content_index": 0}
         return self.event(kind, **where, **fields)
+
+
+def call_item_id(call: Content) -> str:
+    """The output item id of a call: the same in the stream and in the response."""
+    return f"fc_{call.call_id}"
 
 
 def _incomplete_reason(finish_reason: str | None) -> str | None:

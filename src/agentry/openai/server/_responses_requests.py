@@ -9,6 +9,7 @@ from typing import Annotated, Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
 
+from agentry.openai.server._caller_tools import caller_tools, tool_mode
 from agentry.openai.server._contents import image_content
 from agentry.types import ChatOptions, Content, Message
 
@@ -115,11 +116,26 @@ class _TextOptions(_Strict):
     ] = _TextFormat(type="text")
 
 
+class _FunctionTool(_Strict):
+    type: Literal["function"]
+    name: str = Field(pattern=r"^[A-Za-z0-9_-]{1,64}$")
+    description: str | None = None
+    parameters: dict[str, Any] | None = None
+    strict: bool | None = None
+
+
+class _FunctionChoice(_Strict):
+    type: Literal["function"]
+    name: str
+
+
 class ResponseRequest(_Strict):
     """The body of `POST /v1/responses`, as far as an agent can honour it.
 
     `model` names the served agent. `previous_response_id` continues a stored response's
-    conversation; `store` (default true) keeps this one for the next.
+    conversation; `store` (default true) keeps this one for the next. The agent runs its
+    own tools; `tools` the request declares are the caller's: when the model calls one,
+    the response ends with the call.
     """
 
     model: str
@@ -134,6 +150,14 @@ class ResponseRequest(_Strict):
     text: _TextOptions | None = None
     user: str | None = None
     metadata: dict[str, str] | None = None
+    tools: list[_FunctionTool] | None = None
+    tool_choice: Literal["auto", "none", "required"] | _FunctionChoice | None = None
+    parallel_tool_calls: bool | None = None
+
+    @property
+    def caller_tool_names(self) -> set[str]:
+        """The names of the tools the request declares."""
+        return {t.name for t in self.tools or ()}
 
     @property
     def response_format(self) -> dict[str, Any] | None:
@@ -147,17 +171,24 @@ class ResponseRequest(_Strict):
 
 
 def run_options(request: ResponseRequest) -> dict[str, Any]:
-    """The keyword arguments of the agent run: chat options and response format."""
-    sampling = {
+    """The keyword arguments of the agent run: chat options, response format, the
+    caller's tools."""
+    choice = request.tool_choice
+    named = choice.name if isinstance(choice, _FunctionChoice) else None
+    chosen = {
         "temperature": request.temperature,
         "top_p": request.top_p,
         "max_tokens": request.max_output_tokens,
         "user": request.user,
+        "tool_choice": tool_mode(None if named else cast(str | None, choice), named),
+        "allow_multiple_tool_calls": request.parallel_tool_calls,
     }
-    options: ChatOptions = {k: v for k, v in sampling.items() if v is not None}  # type: ignore[assignment]
+    options = cast(ChatOptions, {k: v for k, v in chosen.items() if v is not None})
     run: dict[str, Any] = {"options": options} if options else {}
     if request.response_format is not None:
         run["response_format"] = request.response_format
+    if request.tools:
+        run["tools"] = caller_tools((t.name, t.description, t.parameters) for t in request.tools)
     return run
 
 

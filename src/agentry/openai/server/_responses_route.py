@@ -12,6 +12,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 
 from agentry.errors import HistoryStoreError
 from agentry.openai.server._answer_text import TextStream, answer_text
+from agentry.openai.server._caller_tools import pending_calls
 from agentry.openai.server._errors import RequestError
 from agentry.openai.server._response_store import ResponseStore, StoredResponse, conversation
 from agentry.openai.server._responses_replies import ResponseDraft
@@ -32,17 +33,13 @@ __all__ = ["create_response", "delete_response", "get_response"]
 
 logger = logging.getLogger("agentry.openai.server")
 
-_TOOL_FIELDS = ("tools", "tool_choice", "parallel_tool_calls")
-
 
 async def create_response(served: Served, store: ResponseStore, request: Request) -> Response:
     """`POST /v1/responses`: run the agent the request names on its input, after the
     conversation of `previous_response_id`."""
     try:
         served.authorize(request)
-        asked: ResponseRequest = checked(
-            ResponseRequest, await served.body(request), tool_fields=_TOOL_FIELDS
-        )
+        asked: ResponseRequest = checked(ResponseRequest, await served.body(request))
         agent = served.agent(asked.model)
         try:
             new = input_messages(asked)
@@ -138,6 +135,7 @@ def _finished(draft: ResponseDraft, response: AgentResponse[Any]) -> dict[str, A
         text=answer_text(response, structured),
         finish_reason=response.finish_reason,
         usage=response.usage_details,
+        calls=pending_calls(response, draft.request.caller_tool_names),
     )
 
 
@@ -203,4 +201,17 @@ async def _events(
     yield draft.event(
         "response.output_item.done", output_index=0, item=draft.message(answer, "completed")
     )
+    for index, item in enumerate(body["output"][1:], start=1):
+        yield draft.event(
+            "response.output_item.added",
+            output_index=index,
+            item={**item, "arguments": "", "status": "in_progress"},
+        )
+        where = {"item_id": item["id"], "output_index": index}
+        arguments = item["arguments"]
+        yield draft.event("response.function_call_arguments.delta", **where, delta=arguments)
+        yield draft.event(
+            "response.function_call_arguments.done", **where, arguments=arguments, name=item["name"]
+        )
+        yield draft.event("response.output_item.done", output_index=index, item=item)
     yield draft.event(f"response.{body['status']}", response=body)

@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from agentry.agents import SupportsAgentRun
+from agentry.errors import AgentryError
 from agentry.openai.server._errors import RequestError, run_failure
 from agentry.types import AgentResponse, AgentResponseUpdate, Message, ResponseStream
 
@@ -91,11 +92,13 @@ def _call(agent: SupportsAgentRun, model: str, call: Callable[[], Any]) -> Any:
     request's options."""
     try:
         return call()
+    except AgentryError as error:
+        raise answer_to(error) from error
     except TypeError as error:
         raise RequestError(
             400,
             f"the model {model!r} ({type(agent).__name__}) does not take the request's options "
-            f"({error}); leave out the sampling options and the response format",
+            f"({error}); leave out the sampling options, the tools and the response format",
             code="unsupported_parameter",
         ) from None
 

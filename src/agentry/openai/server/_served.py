@@ -92,16 +92,17 @@ class Served:
             raise RequestError(400, f"the request body is not JSON: {error}") from None
 
 
-def checked(model: type[BaseModel], body: object, *, tool_fields: tuple[str, ...]) -> Any:
+def checked(
+    model: type[BaseModel], body: object, *, refused: Mapping[str, str] | None = None
+) -> Any:
     """`body` read as `model`, or a 400 that names each field at fault.
 
     Args:
         model: The request's pydantic model.
         body: The JSON body.
-        tool_fields: Fields that declare tools of the caller's, refused with their own
-            reason (the agent runs its own tools).
+        refused: Fields refused with a reason of their own, by name.
     """
-    _refuse_tools(body, tool_fields)
+    _refuse(body, refused or {})
     try:
         return model.model_validate(body)
     except ValidationError as error:
@@ -110,15 +111,12 @@ def checked(model: type[BaseModel], body: object, *, tool_fields: tuple[str, ...
         raise RequestError(400, text, param=problems[0][0]) from None
 
 
-def _refuse_tools(body: object, tool_fields: tuple[str, ...]) -> None:
-    declared = [f for f in tool_fields if isinstance(body, dict) and f in body]
-    if declared:
+def _refuse(body: object, refused: Mapping[str, str]) -> None:
+    named = [f for f in refused if isinstance(body, dict) and f in body]
+    if named:
+        field = named[0]
         raise RequestError(
-            400,
-            f"{declared[0]}: the served agent runs its own tools, so a request cannot "
-            "declare tools; leave out " + ", ".join(declared),
-            param=declared[0],
-            code="unsupported_parameter",
+            400, f"{field}: {refused[field]}", param=field, code="unsupported_parameter"
         )
 
 
