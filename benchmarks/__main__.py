@@ -7,6 +7,7 @@ from benchmarks import (
     durable_throughput,
     local_model,
     observability,
+    openai_server,
     workflows,
 )
 
@@ -16,4 +17,5 @@ durable.main()
 durable_throughput.main()
 observability.main()
 a2a_load.main([])
+openai_server.main()
 local_model.main()

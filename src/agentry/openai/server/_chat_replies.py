@@ -8,10 +8,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from openai.types import CompletionUsage
-from openai.types.chat import ChatCompletion, ChatCompletionChunk, ChatCompletionMessage
+from openai.types.chat import ChatCompletion, ChatCompletionMessage
 from openai.types.chat.chat_completion import Choice
-from openai.types.chat.chat_completion_chunk import Choice as ChunkChoice
-from openai.types.chat.chat_completion_chunk import ChoiceDelta
 
 from agentry.openai.server._answer_text import answer_text
 from agentry.openai.server._caller_tools import arguments_text
@@ -64,34 +62,30 @@ class Completion:
         finish: _FinishReason | None = None,
     ) -> dict[str, Any]:
         """A `chat.completion.chunk` carrying a delta of the one choice."""
-        delta = ChoiceDelta(role=role, content=content) if role else ChoiceDelta(content=content)
-        choice = ChunkChoice(index=0, delta=delta, finish_reason=finish)
-        return self._chunk([choice]).model_dump(mode="json", exclude_unset=True)
+        delta: dict[str, Any] = {"role": role, "content": content} if role else {"content": content}
+        return self._chunk([{"index": 0, "delta": delta, "finish_reason": finish}])
 
     def call_chunk(self, index: int, call: Content) -> dict[str, Any]:
         """A chunk carrying one whole call of a caller's tool."""
-        tool_call = {"index": index, **_tool_call(call)}
-        delta = ChoiceDelta.model_validate({"tool_calls": [tool_call]})
-        return self._chunk([ChunkChoice(index=0, delta=delta)]).model_dump(
-            mode="json", exclude_unset=True
-        )
+        delta = {"tool_calls": [{"index": index, **_tool_call(call)}]}
+        return self._chunk([{"index": 0, "delta": delta, "finish_reason": None}])
 
     def usage_chunk(self, usage_details: UsageDetails | None) -> dict[str, Any]:
         """The last chunk of a stream asked to include usage: no choices, the usage."""
-        chunk = self._chunk([])
-        chunk.usage = usage(usage_details) or CompletionUsage(
+        counts = usage(usage_details) or CompletionUsage(
             prompt_tokens=0, completion_tokens=0, total_tokens=0
         )
-        return chunk.model_dump(mode="json", exclude_unset=True)
+        return {**self._chunk([]), "usage": counts.model_dump(mode="json", exclude_unset=True)}
 
-    def _chunk(self, choices: list[ChunkChoice]) -> ChatCompletionChunk:
-        return ChatCompletionChunk(
-            id=self.id,
-            object="chat.completion.chunk",
-            created=self.created,
-            model=self.model,
-            choices=choices,
-        )
+    def _chunk(self, choices: list[dict[str, Any]]) -> dict[str, Any]:
+        # plain dicts, not the SDK's models: a stream makes one per piece of text
+        return {
+            "id": self.id,
+            "object": "chat.completion.chunk",
+            "created": self.created,
+            "model": self.model,
+            "choices": choices,
+        }
 
 
 def _tool_call(call: Content) -> dict[str, Any]:
