@@ -11,6 +11,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from agentry._http import BearerKeys
 from agentry.agents import SupportsAgentRun
 from agentry.openai.server._chat_route import chat_completions
 from agentry.openai.server._errors import RequestError
@@ -61,10 +62,7 @@ def create_app(
     """
     if max_request_bytes < 1:
         raise ValueError(f"max_request_bytes must be at least 1, not {max_request_bytes}")
-    keys = [api_keys] if isinstance(api_keys, str) else list(api_keys or ())
-    if any(not key for key in keys):
-        raise ValueError("an API key must not be empty")
-    served = Served(_by_model(agents), keys, max_request_bytes)
+    served = Served(_by_model(agents), BearerKeys(api_keys), max_request_bytes)
     store = response_store if response_store is not None else InMemoryResponseStore()
     routes = [
         Route("/v1/models", partial(_models, served), methods=["GET"]),

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import hmac
-import json
 from collections.abc import Mapping
 from typing import Any, cast
 
 from pydantic import BaseModel, ValidationError
 from starlette.requests import Request
 
+from agentry._http import BearerKeys, HTTPProblem, read_json
 from agentry.agents import SupportsAgentRun
 from agentry.openai.server._errors import RequestError
 
@@ -26,10 +25,10 @@ class Served:
     """
 
     def __init__(
-        self, agents: Mapping[str, SupportsAgentRun], keys: list[str], max_request_bytes: int
+        self, agents: Mapping[str, SupportsAgentRun], keys: BearerKeys, max_request_bytes: int
     ) -> None:
         self.agents = dict(agents)
-        self._keys = [key.encode() for key in keys]
+        self._keys = keys
         self.max_request_bytes = max_request_bytes
 
     def authorize(self, request: Request) -> None:
@@ -38,18 +37,10 @@ class Served:
         Raises:
             RequestError: A key is needed and the request has none that matches (401).
         """
-        if not self._keys:
-            return
-        scheme, _, key = request.headers.get("authorization", "").partition(" ")
-        given = key.strip().encode()
-        # every key is compared, so the time taken does not tell which one came close
-        matches = [hmac.compare_digest(given, known) for known in self._keys]
-        if scheme.lower() != "bearer" or not any(matches):
-            raise RequestError(
-                401,
-                "a valid API key is needed: send it as 'Authorization: Bearer KEY'",
-                code="invalid_api_key",
-            )
+        try:
+            self._keys.check(request.headers.get("authorization"))
+        except HTTPProblem as problem:
+            raise _as_request_error(problem) from None
 
     def agent(self, name: str, *, param: str | None = "model") -> SupportsAgentRun:
         """The agent served as model `name`.
@@ -74,22 +65,14 @@ class Served:
         Raises:
             RequestError: The body is too large (413) or not JSON (400).
         """
-        declared = request.headers.get("content-length", "")
-        limit = self.max_request_bytes
-        too_large = RequestError(
-            413, f"the request body is larger than the server accepts ({limit} bytes)"
-        )
-        if declared.isdigit() and int(declared) > limit:
-            raise too_large
-        body = bytearray()
-        async for chunk in request.stream():
-            body += chunk
-            if len(body) > limit:
-                raise too_large
         try:
-            return json.loads(body)
-        except ValueError as error:
-            raise RequestError(400, f"the request body is not JSON: {error}") from None
+            return await read_json(request, self.max_request_bytes)
+        except HTTPProblem as problem:
+            raise _as_request_error(problem) from None
+
+
+def _as_request_error(problem: HTTPProblem) -> RequestError:
+    return RequestError(problem.status, problem.message, code=problem.code)
 
 
 def checked(
