@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 UV := $(VENV)/bin/uv
 comma := ,
 # The 0.5B model too: the llama-server recipe's tests serve it.
-EXTRAS ?= openai,openai-server,anthropic,azure,local,local-qwen-coder-0-5b,mcp,a2a,otel,durable
+EXTRAS ?= openai,openai-server,ag-ui,anthropic,azure,local,local-qwen-coder-0-5b,mcp,a2a,otel,durable
 STAMP := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 
 # llama.cpp: a lean CPU build (same speed and outputs as the default, a third of the build time).
@@ -17,6 +17,10 @@ export OMP_WAIT_POLICY ?= passive
 MCP_SERVERS := .mcp-servers
 EVERYTHING := @modelcontextprotocol/server-everything@2026.8.31
 EVERYTHING_STAMP := $(MCP_SERVERS)/.installed-$(subst /,-,$(EVERYTHING))
+# Protocol clients written in TypeScript, for the servers' tests: pinned, in a local folder.
+JS_CLIENTS := .js-clients
+AG_UI_CLIENT := @ag-ui/client@1.0.0
+JS_CLIENTS_STAMP := $(JS_CLIENTS)/.installed-$(subst /,-,$(AG_UI_CLIENT))
 
 # llama.cpp's own HTTP server, which speaks the OpenAI and Anthropic APIs, for the provider
 # tests: built once from the llama.cpp sources that llama-cpp-python's sdist vendors (the
@@ -29,11 +33,13 @@ LLAMA_SERVER_CMAKE_ARGS := $(if $(shell command -v ninja),-G Ninja) \
 	-DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_APP=OFF \
 	-DLLAMA_BUILD_UI=OFF -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_OPENSSL=OFF
 
-.PHONY: install mcp-servers llama-server postgres demo durable-demo test lint typecheck unit bench bench-against bench-local bench-a2a-load clean
+.PHONY: install mcp-servers js-clients llama-server postgres demo durable-demo test lint typecheck unit bench bench-against bench-local bench-a2a-load clean
 
 install: $(STAMP)
 
 mcp-servers: $(EVERYTHING_STAMP)
+
+js-clients: $(JS_CLIENTS_STAMP)
 
 # The tests start their own PostgreSQL server from Debian's binaries (never a system service).
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
@@ -47,6 +53,10 @@ llama-server: $(LLAMA_SERVER_STAMP)
 
 $(EVERYTHING_STAMP):
 	npm install --prefix $(MCP_SERVERS) --no-save --no-audit --no-fund --loglevel=error $(EVERYTHING)
+	touch $@
+
+$(JS_CLIENTS_STAMP):
+	npm install --prefix $(JS_CLIENTS) --no-save --no-audit --no-fund --loglevel=error $(AG_UI_CLIENT)
 	touch $@
 
 $(LLAMA_SERVER_STAMP): | $(STAMP)
@@ -93,7 +103,7 @@ typecheck: install
 # and models start once), modules in file order so the slow A2A process tests start first.
 # `make unit TEST_WORKERS=0` runs the suite in one process.
 TEST_WORKERS ?= $(shell nproc)
-unit: install mcp-servers llama-server postgres
+unit: install mcp-servers js-clients llama-server postgres
 	$(VENV)/bin/pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 test: lint typecheck unit
@@ -120,4 +130,4 @@ bench-a2a-load: install postgres
 	$(PY) -m benchmarks.a2a_load $(A2A_LOAD)
 
 clean:
-	rm -rf $(VENV) $(MCP_SERVERS) $(LLAMA_SERVER_DIR) .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(MCP_SERVERS) $(JS_CLIENTS) $(LLAMA_SERVER_DIR) .pytest_cache .ruff_cache

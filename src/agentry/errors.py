@@ -248,6 +248,7 @@ class MissingExtraError(AgentryError, ImportError):
 
 EXTRA_PACKAGES: Mapping[str, tuple[str, ...]] = {
     "a2a": ("a2a", "starlette", "sqlalchemy", "uvicorn"),
+    "ag-ui": ("ag_ui", "starlette", "uvicorn"),
     "local": ("llama_cpp",),
     "mcp": ("mcp",),
     "openai": ("openai",),

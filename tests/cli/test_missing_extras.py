@@ -59,6 +59,7 @@ def agentry_without(packages: str, *args: str, cwd: Path) -> subprocess.Complete
         ("a2a", "a2a", "a2a"),
         ("a2a", "a2a", "uvicorn"),
         ("openai", "openai-server", "starlette"),
+        ("ag-ui", "ag-ui", "ag_ui"),
         ("openai", "openai-server", "openai"),
     ],
 )

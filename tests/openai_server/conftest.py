@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import asyncio
-import socket
 from collections.abc import AsyncGenerator, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
 
-import uvicorn
-
 from agentry.agents import SupportsAgentRun
 from agentry.openai.server import create_app
 from openai import AsyncOpenAI
+from tests.asgi import serving
 
 
 @asynccontextmanager
@@ -20,21 +17,8 @@ async def serve(
     agents: SupportsAgentRun | Mapping[str, SupportsAgentRun], **options: Any
 ) -> AsyncGenerator[str, None]:
     """Serve `agents` until the block ends; the base URL (ending in /v1)."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(create_app(agents, **options), log_level="warning"))
-    task = asyncio.create_task(server.serve(sockets=[sock]))
-    try:
-        while not server.started:
-            if task.done():
-                task.result()
-            await asyncio.sleep(0.01)
-        yield f"http://127.0.0.1:{port}/v1"
-    finally:
-        server.should_exit = True
-        await asyncio.wait_for(task, 10)
-        sock.close()
+    async with serving(create_app(agents, **options)) as url:
+        yield f"{url}/v1"
 
 
 @asynccontextmanager

@@ -1,4 +1,4 @@
-"""`agentry serve a2a|mcp|openai ...`: host an agent or workflow over a protocol.
+"""`agentry serve a2a|ag-ui|mcp|openai ...`: host an agent or workflow over a protocol.
 
 Each protocol's package provides the command's arguments and its work, in the module
 `PROTOCOLS` names, with two functions:
@@ -22,6 +22,7 @@ __all__ = ["PROTOCOLS", "add_parser"]
 
 PROTOCOLS: dict[str, tuple[str, str, str]] = {
     "a2a": ("the A2A server", "a2a", "agentry.a2a._serve"),
+    "ag-ui": ("the AG-UI server", "ag-ui", "agentry.ag_ui._serve"),
     "mcp": ("the MCP server", "mcp", "agentry.mcp._serve"),
     "openai": ("the OpenAI-compatible server", "openai-server", "agentry.openai.server._serve"),
 }
@@ -33,7 +34,7 @@ def add_parser(commands: Any, parents: list[argparse.ArgumentParser]) -> None:
     parser: argparse.ArgumentParser = commands.add_parser(
         "serve",
         parents=parents,
-        help="serve an agent or workflow over A2A, MCP or the OpenAI API",
+        help="serve an agent or workflow over A2A, AG-UI, MCP or the OpenAI API",
         description="Serve an agent or workflow. "
         "See `agentry serve PROTOCOL --help` for a protocol's options.",
     )

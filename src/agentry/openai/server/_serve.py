@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import ipaddress
-import os
 import sys
 from collections.abc import Sequence
 
+from agentry._http import add_host_arguments, keys_from_environment, warn_when_open
 from agentry.agents import SupportsAgentRun
 from agentry.errors import AgentryError
 from agentry.openai.server._app import DEFAULT_MAX_REQUEST_BYTES, create_app
@@ -45,21 +44,10 @@ def serve(
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the `serve openai` options to `parser`."""
     parser.add_argument("target", metavar="MODULE:OBJECT", help="the agent or workflow to serve")
-    parser.add_argument("--host", default="127.0.0.1", help="interface (default: 127.0.0.1)")
-    parser.add_argument("--port", type=int, default=8000, help="port (default: 8000)")
     parser.add_argument(
         "--model",
         default=None,
         help="the model name callers use (default: the agent's name, else 'agent')",
-    )
-    parser.add_argument(
-        "--api-key-env",
-        action="append",
-        default=[],
-        metavar="VARIABLE",
-        help="an environment variable holding a key callers must send as a bearer token "
-        "(repeat for several keys; a key is never given on the command line, where other "
-        "users of the machine could read it)",
     )
     parser.add_argument(
         "--database",
@@ -74,7 +62,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=DEFAULT_MAX_REQUEST_BYTES,
         help=f"the largest request body accepted (default: {DEFAULT_MAX_REQUEST_BYTES})",
     )
-    parser.add_argument("--log-level", default="info", help="uvicorn log level")
+    add_host_arguments(parser)
 
 
 def run_from_arguments(arguments: argparse.Namespace) -> int:
@@ -83,7 +71,7 @@ def run_from_arguments(arguments: argparse.Namespace) -> int:
 
     try:
         agent = load_agent(arguments.target)
-        keys = [_key(variable) for variable in arguments.api_key_env]
+        keys = keys_from_environment(arguments.api_key_env)
         served = {arguments.model: agent} if arguments.model else agent
         store, where = _response_store(arguments.database)
         app = create_app(
@@ -96,12 +84,7 @@ def run_from_arguments(arguments: argparse.Namespace) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     print(f"agentry: stored responses are kept {where}", file=sys.stderr, flush=True)
-    if not keys and not _is_loopback(arguments.host):
-        print(
-            f"agentry: warning: serving on {arguments.host} without an API key: anyone who "
-            "reaches this port can run the agent (set --api-key-env)",
-            file=sys.stderr,
-        )
+    warn_when_open(arguments.host, keys)
     import uvicorn
 
     uvicorn.run(app, host=arguments.host, port=arguments.port, log_level=arguments.log_level)
@@ -114,19 +97,3 @@ def _response_store(database: str | None) -> tuple[SQLResponseStore | None, str]
     if chosen is None or chosen.lower() == "none":
         return None, "in memory"
     return SQLResponseStore(chosen), f"in {safe_url(database_url(chosen))}"
-
-
-def _key(variable: str) -> str:
-    key = os.environ.get(variable, "")
-    if not key:
-        raise ValueError(f"--api-key-env {variable}: the environment variable is not set or empty")
-    return key
-
-
-def _is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
