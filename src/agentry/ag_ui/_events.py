@@ -61,7 +61,7 @@ class RunEvents:
         if (role is not None and role != self._message[0]) or (
             message_id is not None and message_id != self._message[1]
         ):  # a new message, as a response folds its updates
-            events += self._close_text()
+            events += [*self._close_text(), *self._close_reasoning()]
             self._message = (role or self._message[0], message_id)
             self._said = None
         for content in update.contents:
