@@ -55,14 +55,14 @@ def test_only_the_command_line_imports_the_command_line() -> None:
 FLOORS: list[set[str]] = [
     {"errors", "_version"},
     {"types", "features"},
-    {"protocols", "targets", "observability", "storage"},
+    {"protocols", "targets", "observability", "storage", "_http"},
     {"middleware", "sessions", "tools", "security", "files"},
     {"clients", "skills", "memory", "mcp", "testing"},
     {"agents", "openai", "anthropic", "local"},
     {"azure", "foundry"},  # agentry.azure is the lazy entry point of both
     {"workflows"},
     {"durable"},
-    {"orchestrations", "a2a"},
+    {"orchestrations", "a2a", "ag_ui"},
     {"cli"},
 ]
 
