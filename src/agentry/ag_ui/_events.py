@@ -24,8 +24,7 @@ from ag_ui.core import (
     ToolCallStartEvent,
 )
 
-from agentry.ag_ui._inputs import arguments_text
-from agentry.clients.wire_format import function_result_text
+from agentry.clients.wire_format import function_call_arguments, function_result_text
 from agentry.types import AgentResponseUpdate, Content
 
 __all__ = ["RunEvents"]
@@ -117,7 +116,8 @@ class RunEvents:
                     parent_message_id=self._said,
                 )
             )
-        arguments = arguments_text(call.arguments)
+        # a streamed call comes in pieces: one without arguments adds none
+        arguments = function_call_arguments(call) if call.arguments is not None else ""
         if arguments:
             events.append(ToolCallArgsEvent(tool_call_id=call_id, delta=arguments))
         return events

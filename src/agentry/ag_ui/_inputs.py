@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
 from typing import Any, cast
 
 from ag_ui.core import (
@@ -22,7 +21,7 @@ from ag_ui.core import (
 from agentry.tools import FunctionTool
 from agentry.types import Content, Message
 
-__all__ = ["arguments_text", "run_messages", "run_tools"]
+__all__ = ["run_messages", "run_tools"]
 
 _NO_PARAMETERS: dict[str, Any] = {"type": "object", "properties": {}}
 
@@ -106,10 +105,3 @@ def _part(part: object) -> Content:
         return Content.from_data(data, source.mime_type or "application/octet-stream")
     kind = getattr(part, "type", type(part).__name__)
     raise ValueError(f"a {kind} part needs a url or data source; file ids are not served here")
-
-
-def arguments_text(arguments: object) -> str:
-    """A call's arguments as JSON text."""
-    if arguments is None:
-        return ""
-    return arguments if isinstance(arguments, str) else json.dumps(arguments)

@@ -10,6 +10,7 @@ Example:
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any, cast
@@ -19,6 +20,7 @@ from agentry.tools import FunctionTool, tool_result_to_text
 from agentry.types import ChatOptions, Content, Message
 
 __all__ = [
+    "function_call_arguments",
     "function_result_text",
     "iso_time",
     "option_instructions",
@@ -126,6 +128,14 @@ def iso_time(timestamp: float | None) -> str | None:
     if timestamp is None:
         return None
     return datetime.fromtimestamp(timestamp, tz=timezone.utc).isoformat()
+
+
+def function_call_arguments(content: Content) -> str:
+    """A function call's arguments as the JSON text the wire carries (`{}` for none)."""
+    arguments = content.arguments
+    if arguments is None:
+        return "{}"
+    return arguments if isinstance(arguments, str) else json.dumps(dict(arguments))
 
 
 def function_result_text(content: Content) -> str:

@@ -11,6 +11,7 @@ from typing_extensions import Self
 
 from agentry.clients import BaseChatClient, HoldsSDKClient
 from agentry.clients.wire_format import (
+    function_call_arguments,
     function_result_text,
     iso_time,
     option_instructions,
@@ -367,7 +368,7 @@ def _to_wire(message: Message) -> list[dict[str, Any]]:
             {
                 "id": c.call_id,
                 "type": "function",
-                "function": {"name": c.name, "arguments": _arguments_text(c)},
+                "function": {"name": c.name, "arguments": function_call_arguments(c)},
             }
             for c in message.contents
             if c.type == "function_call"
@@ -413,15 +414,6 @@ def _user_part(content: Content) -> dict[str, Any] | None:
             return {"type": "file", "file": {"file_data": content.uri, "filename": filename}}
         return {"type": "text", "text": content.uri}
     return None
-
-
-def _arguments_text(content: Content) -> str:
-    import json
-
-    arguments = content.arguments
-    if arguments is None:
-        return "{}"
-    return arguments if isinstance(arguments, str) else json.dumps(dict(arguments))
 
 
 def _safe_author(name: str) -> str:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -10,6 +9,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from agentry.clients import BaseChatClient, HoldsSDKClient
 from agentry.clients.wire_format import (
+    function_call_arguments,
     function_result_text,
     iso_time,
     option_instructions,
@@ -210,15 +210,12 @@ def _to_items(message: Message) -> list[dict[str, Any]]:
         elif kind in ("data", "uri") and content.uri and not output:
             parts.append(_input_part(content))
         elif kind == "function_call":
-            arguments = content.arguments
             items.append(
                 {
                     "type": "function_call",
                     "call_id": content.call_id,
                     "name": content.name,
-                    "arguments": arguments
-                    if isinstance(arguments, str)
-                    else json.dumps(dict(arguments or {})),
+                    "arguments": function_call_arguments(content),
                 }
             )
         elif kind == "function_result":

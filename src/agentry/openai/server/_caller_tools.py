@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from agentry.tools import FunctionTool
 from agentry.types import AgentResponse, Content
 
-__all__ = ["arguments_text", "caller_tools", "pending_calls", "tool_mode"]
+__all__ = ["caller_tools", "pending_calls"]
 
 _NO_PARAMETERS: Mapping[str, Any] = {"type": "object", "properties": {}}
 
@@ -26,13 +25,6 @@ def caller_tools(
     ]
 
 
-def tool_mode(choice: str | None, name: str | None) -> Any:
-    """The run's `tool_choice` for an OpenAI one: a mode, or one tool by `name`."""
-    if name is not None:
-        return {"mode": "required", "required_function_name": name}
-    return choice
-
-
 def pending_calls(response: AgentResponse[Any], names: set[str]) -> list[Content]:
     """The calls of tools in `names` that `response` leaves unanswered, for the caller."""
     if not names:
@@ -44,11 +36,3 @@ def pending_calls(response: AgentResponse[Any], names: set[str]) -> list[Content
         for c in contents
         if c.type == "function_call" and c.name in names and c.call_id not in answered
     ]
-
-
-def arguments_text(call: Content) -> str:
-    """A call's arguments as the JSON text the API carries."""
-    arguments = call.arguments
-    if arguments is None:
-        return "{}"
-    return arguments if isinstance(arguments, str) else json.dumps(dict(arguments))

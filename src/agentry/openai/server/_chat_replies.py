@@ -11,8 +11,8 @@ from openai.types import CompletionUsage
 from openai.types.chat import ChatCompletion, ChatCompletionMessage
 from openai.types.chat.chat_completion import Choice
 
+from agentry.clients.wire_format import function_call_arguments
 from agentry.openai.server._answer_text import answer_text
-from agentry.openai.server._caller_tools import arguments_text
 from agentry.types import AgentResponse, Content, UsageDetails
 
 __all__ = ["Completion", "finish_reason", "usage"]
@@ -92,7 +92,7 @@ def _tool_call(call: Content) -> dict[str, Any]:
     return {
         "id": call.call_id,
         "type": "function",
-        "function": {"name": call.name, "arguments": arguments_text(call)},
+        "function": {"name": call.name, "arguments": function_call_arguments(call)},
     }
 
 

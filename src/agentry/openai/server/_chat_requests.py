@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import base64
 import binascii
-from typing import Annotated, Any, Literal, cast
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agentry.openai.server._caller_tools import caller_tools, tool_mode
 from agentry.openai.server._contents import image_content
-from agentry.types import ChatOptions, Content, Message
+from agentry.openai.server._run_keywords import json_format, run_keywords
+from agentry.types import Content, Message
 
 __all__ = ["ChatCompletionRequest", "run_inputs"]
 
@@ -199,8 +199,7 @@ def run_inputs(request: ChatCompletionRequest) -> tuple[list[Message], dict[str,
     """
     messages = [_message(m) for m in request.messages]
     choice = request.tool_choice
-    named = choice.function.name if isinstance(choice, _NamedToolChoice) else None
-    chosen = {
+    sampling = {
         "temperature": request.temperature,
         "top_p": request.top_p,
         "max_tokens": request.max_completion_tokens or request.max_tokens,
@@ -209,29 +208,25 @@ def run_inputs(request: ChatCompletionRequest) -> tuple[list[Message], dict[str,
         "frequency_penalty": request.frequency_penalty,
         "presence_penalty": request.presence_penalty,
         "user": request.user,
-        "tool_choice": tool_mode(None if named else cast(str | None, choice), named),
-        "allow_multiple_tool_calls": request.parallel_tool_calls,
     }
-    options = cast(ChatOptions, {k: v for k, v in chosen.items() if v is not None})
-    run: dict[str, Any] = {"options": options} if options else {}
-    response_format = _response_format(request.response_format)
-    if response_format is not None:
-        run["response_format"] = response_format
-    if request.tools:
-        declared = [
-            (t.function.name, t.function.description, t.function.parameters) for t in request.tools
-        ]
-        run["tools"] = caller_tools(declared)
+    response_format = request.response_format
+    schema = (
+        response_format.json_schema.schema_
+        if isinstance(response_format, _JSONSchemaFormat)
+        else None
+    )
+    run = run_keywords(
+        sampling,
+        tool_choice=None if isinstance(choice, _NamedToolChoice) else choice,
+        chosen_tool=choice.function.name if isinstance(choice, _NamedToolChoice) else None,
+        parallel_tool_calls=request.parallel_tool_calls,
+        declared_tools=(
+            (t.function.name, t.function.description, t.function.parameters)
+            for t in request.tools or ()
+        ),
+        response_format=json_format(response_format and response_format.type, schema),
+    )
     return messages, run
-
-
-def _response_format(response_format: object) -> Any:
-    """The agent run's `response_format`: a JSON schema, or None for plain text."""
-    if isinstance(response_format, _JSONSchemaFormat):
-        return response_format.json_schema.schema_ or {"type": "object"}
-    if isinstance(response_format, _JSONObjectFormat):
-        return {"type": "object"}
-    return None
 
 
 def _message(message: object) -> Message:

@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from agentry.openai.server._caller_tools import arguments_text
+from agentry.clients.wire_format import function_call_arguments
 from agentry.openai.server._responses_requests import ResponseRequest
 from agentry.types import Content, UsageDetails
 
@@ -103,7 +103,7 @@ class ResponseDraft:
             "type": "function_call",
             "call_id": call.call_id,
             "name": call.name,
-            "arguments": arguments_text(call) if status == "completed" else "",
+            "arguments": function_call_arguments(call) if status == "completed" else "",
             "status": status,
         }
 

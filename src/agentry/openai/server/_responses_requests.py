@@ -9,9 +9,9 @@ from typing import Annotated, Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
 
-from agentry.openai.server._caller_tools import caller_tools, tool_mode
 from agentry.openai.server._contents import image_content
-from agentry.types import ChatOptions, Content, Message
+from agentry.openai.server._run_keywords import json_format, run_keywords
+from agentry.types import Content, Message
 
 __all__ = ["ResponseRequest", "input_messages", "run_options"]
 
@@ -163,33 +163,28 @@ class ResponseRequest(_Strict):
     def response_format(self) -> dict[str, Any] | None:
         """The agent run's `response_format`: a JSON schema, or None for plain text."""
         text_format = self.text.format if self.text else None
-        if isinstance(text_format, _JSONSchemaFormat):
-            return text_format.schema_ or {"type": "object"}
-        if isinstance(text_format, _JSONObjectFormat):
-            return {"type": "object"}
-        return None
+        schema = text_format.schema_ if isinstance(text_format, _JSONSchemaFormat) else None
+        return json_format(text_format and text_format.type, schema)
 
 
 def run_options(request: ResponseRequest) -> dict[str, Any]:
     """The keyword arguments of the agent run: chat options, response format, the
     caller's tools."""
     choice = request.tool_choice
-    named = choice.name if isinstance(choice, _FunctionChoice) else None
-    chosen = {
+    sampling = {
         "temperature": request.temperature,
         "top_p": request.top_p,
         "max_tokens": request.max_output_tokens,
         "user": request.user,
-        "tool_choice": tool_mode(None if named else cast(str | None, choice), named),
-        "allow_multiple_tool_calls": request.parallel_tool_calls,
     }
-    options = cast(ChatOptions, {k: v for k, v in chosen.items() if v is not None})
-    run: dict[str, Any] = {"options": options} if options else {}
-    if request.response_format is not None:
-        run["response_format"] = request.response_format
-    if request.tools:
-        run["tools"] = caller_tools((t.name, t.description, t.parameters) for t in request.tools)
-    return run
+    return run_keywords(
+        sampling,
+        tool_choice=None if isinstance(choice, _FunctionChoice) else choice,
+        chosen_tool=choice.name if isinstance(choice, _FunctionChoice) else None,
+        parallel_tool_calls=request.parallel_tool_calls,
+        declared_tools=((t.name, t.description, t.parameters) for t in request.tools or ()),
+        response_format=request.response_format,
+    )
 
 
 def input_messages(request: ResponseRequest) -> list[Message]:
